@@ -1,0 +1,85 @@
+"""Which katas exist, found by convention: `solutions/NN_slug.py` + `katas/NN_slug.py`
++ `checker/hidden/test_slug.py` + a `slug:` block in prompts.yaml. No registry to edit."""
+
+import importlib
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the project: katas/, solutions/, prompts.yaml
+_NAME = re.compile(r"^(\d\d)_([a-z0-9_]+)\.py$")
+
+
+class UnknownKata(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class Kata:
+    id: str  # "03"
+    slug: str  # "causal-mask"
+
+    @property
+    def filename(self):
+        return f"{self.id}_{self.slug.replace('-', '_')}.py"
+
+    @property
+    def stub_path(self):
+        return ROOT / "katas" / self.filename
+
+    @property
+    def solution_path(self):
+        return ROOT / "solutions" / self.filename
+
+    @property
+    def hidden_module_name(self):
+        return f"checker.hidden.test_{self.slug.replace('-', '_')}"
+
+    def hidden(self):
+        """The hidden tests' module."""
+        return importlib.import_module(self.hidden_module_name)
+
+    def reference(self):
+        """The reference solution, imported here in the parent: it is trusted code."""
+        return load_module(self.solution_path, f"kata_reference_{self.id}")
+
+    def __str__(self):
+        return f"{self.id} {self.slug}"
+
+
+def load_module(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def all_katas():
+    """Every kata with a reference solution, in id order."""
+    found = (_NAME.match(path.name) for path in sorted((ROOT / "solutions").glob("*.py")))
+    return [Kata(m.group(1), m.group(2).replace("_", "-")) for m in found if m]
+
+
+def find(key):
+    """A kata by id (`05`, `5`) or slug (`kv-cache`, `kv_cache`)."""
+    key = str(key).strip().lower().replace("_", "-")
+    katas = all_katas()
+    for kata in katas:
+        if key in (kata.id, kata.slug) or (key.isdigit() and int(key) == int(kata.id)):
+            return kata
+    choices = ", ".join(str(kata) for kata in katas)
+    raise UnknownKata(f"unknown kata '{key}': choose one of {choices}")
+
+
+def find_workspace(start=None):
+    """The learner's workspace: the nearest folder holding `katas/`, from `start` up; else the project."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "katas").is_dir():
+            return folder
+    return ROOT
+
+
+def learner_file(kata, workspace=None):
+    return (workspace or find_workspace()) / "katas" / kata.filename

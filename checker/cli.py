@@ -1,0 +1,204 @@
+"""The `kata` command. Each command parses, calls one function of the package, and prints.
+
+Heavy modules (NumPy, the runner) are imported inside commands, so `kata --help` stays instant and
+`kata check` starts the learner's process before the parent loads NumPy.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from checker import __version__, catalog, progress, prompts, render
+
+
+class UsageProblem(click.ClickException):
+    """A user mistake (unknown kata, missing file): one line, exit code 2."""
+
+    exit_code = 2
+
+
+def _kata(key):
+    try:
+        return catalog.find(key)
+    except catalog.UnknownKata as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _prompts(kata):
+    try:
+        return prompts.for_kata(kata)
+    except prompts.PromptsError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _progress(workspace):
+    record = progress.load(workspace)
+    if record.warning:
+        click.echo(f"warning: {record.warning}", err=True)
+    return record
+
+
+def _echo(text):
+    click.echo(text, color=render.color_wanted())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="kata")
+def cli():
+    """Practise the attention questions of ML interviews by hand.
+
+    Edit a stub in katas/, then let the checker tell you what is right and name what is wrong.
+
+    Example:
+
+        kata list
+        kata check 01
+        kata hint softmax
+    """
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+def list_katas(as_json):
+    """List the katas with their status in this workspace.
+
+    Example:
+
+        kata list
+    """
+    record = _progress(catalog.find_workspace())
+    rows = [(kata, _prompts(kata).title, record.of(kata.id).status) for kata in catalog.all_katas()]
+    if as_json:
+        click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": s} for k, t, s in rows]))
+    else:
+        _echo(render.list_text(rows))
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID", required=False)
+@click.option("--file", "file", type=click.Path(path_type=Path),
+              help="Check this .py file instead of katas/NN_slug.py.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see SPEC.md) and nothing else.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds the learner's code may take in all.")
+@click.option("--all", "check_all", is_flag=True, help="Check every kata.")
+def check(kata_key, file, as_json, timeout, check_all):
+    """Check a kata (ID like 01 or 1, or a slug like softmax) and name the bugs found.
+
+    Exit code: 0 passed, 1 anything else, 2 a usage mistake.
+
+    Example:
+
+        kata check 01
+        kata check softmax --file my-try.v2.py --json
+        kata check --all
+    """
+    if check_all == bool(kata_key):
+        raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
+    if check_all and file:
+        raise UsageProblem("--file checks one kata: give its ID instead of --all")
+    katas = catalog.all_katas() if check_all else [_kata(kata_key)]
+    workspace = catalog.find_workspace()
+    paths = [_readable(file) if file else catalog.learner_file(kata, workspace) for kata in katas]
+    for path in paths:
+        _readable(path)
+
+    from checker.runner import check as run_check
+    from checker.sandbox import Limits
+
+    results = [run_check(kata, path, Limits(seconds=timeout)) for kata, path in zip(katas, paths)]
+    if not file:
+        _record(workspace, results)
+    if as_json:
+        objects = [r.to_json() for r in results]
+        click.echo(json.dumps({"katas": objects} if check_all else objects[0]))
+    else:
+        _echo("\n\n".join(render.check_text(r, _prompts(k)) for r, k in zip(results, katas)))
+    sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+
+
+def _readable(path):
+    path = Path(path)
+    if not path.is_file():
+        raise UsageProblem(f"no such file: {path}")
+    if not os.access(path, os.R_OK):
+        raise UsageProblem(f"cannot read {path}")
+    return path
+
+
+def _record(workspace, results):
+    record = _progress(workspace)
+    for result in results:
+        record.record_check(result.kata, result.status.value)
+    try:
+        record.save()
+    except OSError as error:
+        click.echo(f"warning: progress not saved: {error}", err=True)
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+def hint(kata_key):
+    """Reveal the next hint for a kata, one level at a time.
+
+    Example:
+
+        kata hint 02
+    """
+    kata = _kata(kata_key)
+    hints = _prompts(kata).hints
+    workspace = catalog.find_workspace()
+    record = _progress(workspace)
+    entry = record.of(kata.id)
+    entry.hints_used = min(entry.hints_used + 1, len(hints))
+    for level, text in enumerate(hints[:entry.hints_used], start=1):
+        _echo(click.style(f"Hint {level} of {len(hints)}", bold=True) + f"\n{text}\n")
+    if entry.hints_used == len(hints):
+        _echo(f"That was the last hint. The reference is one `kata solution {kata.id}` away.")
+    else:
+        _echo(f"Run `kata hint {kata.id}` again for the next one.")
+    record.save()
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask, even if the kata has not passed yet.")
+def solution(kata_key, yes):
+    """Print the reference solution of a kata.
+
+    Asks first if the kata has not passed in this workspace yet.
+
+    Example:
+
+        kata solution 01
+    """
+    kata = _kata(kata_key)
+    record = _progress(catalog.find_workspace())
+    if not yes and not record.of(kata.id).ever_passed:
+        click.confirm(f"Kata {kata} has not passed yet. Show the reference solution anyway?", abort=True)
+    click.echo(kata.solution_path.read_text(encoding="utf-8"))
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+def reset(kata_key):
+    """Restore a kata's stub, keeping a backup of your file in .kata/backups/.
+
+    Example:
+
+        kata reset 03
+    """
+    kata = _kata(kata_key)
+    from checker import workspace
+
+    try:
+        backup = workspace.reset(kata, catalog.find_workspace())
+    except workspace.ResetError as error:
+        raise click.ClickException(str(error)) from None
+    if backup:
+        _echo(f"Restored the stub of {kata}; your file is saved as {backup}")
+    else:
+        _echo(f"Restored the stub of {kata}.")

@@ -1,0 +1,173 @@
+"""Hidden tests for kata 01: attention_scores(q, k) = q @ k^T / sqrt(d_k).
+
+Shapes are chosen so the classic bugs cannot hide: n_q != n_k != d_k, batches whose sizes make a
+full `k.T` run silently, integer inputs whose scores are not whole numbers.
+"""
+
+import numpy as np
+
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, expect_close, expect_shape, \
+    scale_between, show, variant, variants_in
+
+API = {"attention_scores": ("q", "k")}
+
+
+# --- what the catalogued bugs compute ---------------------------------------------------------------
+
+@variant("batch-transpose")
+def _full_transpose(q, k):
+    """k.T reverses every axis of a batched k, not just the last two: use np.swapaxes(k, -1, -2)"""
+    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
+    return q @ k.T / np.sqrt(q.shape[-1])
+
+
+@variant("reshape-as-transpose")
+def _reshape_as_transpose(q, k):
+    """k was reshaped to (d_k, n_k), which reorders its numbers instead of transposing them"""
+    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
+    return q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]) / np.sqrt(q.shape[-1])
+
+
+@variant("keys-against-queries")
+def _keys_against_queries(q, k):
+    """this is k @ q^T, the table transposed: rows must be queries, columns keys"""
+    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
+    return k @ np.swapaxes(q, -1, -2) / np.sqrt(q.shape[-1])
+
+
+VARIANTS = variants_in(globals())
+
+
+def _run(kata, ref, q, k):
+    """The learner's scores, the right ones (in float64), and the call as text."""
+    call = call_text("attention_scores", q=q, k=k)
+    got = as_array(kata.attention_scores(q, k), call)
+    return got, ref.attention_scores(np.asarray(q, np.float64), np.asarray(k, np.float64)), call
+
+
+def _compare(got, want, call, q, k, why=""):
+    """Fail unless got == want; name truncation and a wrong scale by what they do, other bugs by their output."""
+    integers = all(np.asarray(x).dtype.kind in "iub" for x in (q, k))
+    if integers and got.shape == want.shape and not np.allclose(got, want) and (
+            got.dtype.kind in "iub" or any(np.allclose(got, whole) for whole in (np.trunc(want), np.floor(want)))):
+        raise Failure(f"{call} returned {got.dtype} scores {show(got.ravel()[:4])}..., expected "
+                      f"{show(want.ravel()[:4])}...: integer scores were truncated", "integer-truncation", exact=True)
+    c = scale_between(got, want)
+    if c is not None and not np.isclose(c, 1, rtol=1e-6):
+        _name_scale(c, call, np.shape(q)[-1], np.shape(q)[-2], np.shape(k)[-2])
+    expect_close(got, want, call, Suspects(VARIANTS, q, k, up_to_scale=True), why=why,
+                 inputs=(np.asarray(q), np.asarray(k)))
+
+
+# --- shape first ---------------------------------------------------------------------------------
+
+def test_shape(kata, ref, rng):
+    q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))  # n_q=3, n_k=5, d_k=4
+    got, want, call = _run(kata, ref, q, k)
+    if got.shape == (5, 3):
+        raise Failure(f"{call} returned shape (5, 3), expected (3, 5): one row per query, one column per key "
+                      "-> this is k @ q^T", "keys-against-queries")
+    expect_shape(got, want.shape, call)
+
+
+def test_values(kata, ref, rng):
+    q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+# --- one bug class a test -------------------------------------------------------------------------
+
+def _name_scale(c, call, d_k, n_q, n_k):
+    """Scores that are c times the right ones: say which scale bug gives exactly c."""
+    scale_bugs = [("missing-scale", np.sqrt(d_k), "the 1/sqrt(d_k) scale is missing"),
+                  ("scale-by-dk", 1 / np.sqrt(d_k), "divided by d_k instead of sqrt(d_k)"),
+                  ("scale-inverted", d_k, "multiplied by sqrt(d_k) instead of dividing by it"),
+                  ("scale-by-seq-len", np.sqrt(d_k / n_k), f"divided by sqrt(n_k) = sqrt({n_k}), a token count"),
+                  ("scale-by-seq-len", np.sqrt(d_k / n_q), f"divided by sqrt(n_q) = sqrt({n_q}), a token count")]
+    for bug_id, factor, why in scale_bugs:
+        if np.isclose(c, factor, rtol=1e-6):
+            raise Failure(f"{call} returned scores {c:.4g}x the expected ones (d_k = {d_k}): {why}",
+                          bug_id, exact=True)
+    raise Failure(f"{call} returned scores {c:.4g}x the expected ones: the scale must be "
+                  f"1/sqrt(d_k) = 1/sqrt({d_k}) = {1 / np.sqrt(d_k):.4g}")
+
+
+def test_scale(kata, ref, rng):
+    n, d_k = 4, 9  # n_q = n_k = n != d_k: every scale bug gives its own factor
+    q, k = rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k))
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+@bug("keys-against-queries")
+def test_rows_are_queries(kata, ref, rng):
+    q, k = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))  # square: a transposed table keeps its shape
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+@bug("batch-transpose")
+def test_batched(kata, ref, rng):
+    # b = n_k = d_k = 3: a full k.T then runs without error, so only the values can tell.
+    q, k = rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 3, 3))
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k, why="each batch's queries must meet that batch's keys")
+
+
+def test_batched_heads(kata, ref, rng):
+    q, k = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5))  # (b, h, n, d_k)
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+def test_leading_dims_broadcast(kata, ref, rng):
+    q, k = rng.normal(size=(2, 3, 4, 6)), rng.normal(size=(3, 5, 6))  # k shared across the batch
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k, why="leading dimensions broadcast, as they do in q @ k")
+
+
+@bug("reshape-as-transpose")
+def test_transpose_not_reshape(kata, ref, rng):
+    q, k = rng.normal(size=(3, 4)), rng.normal(size=(6, 4))  # n_k != d_k: a reshape still runs
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+@bug("integer-truncation")
+def test_integer_inputs(kata, ref, rng):
+    q, k = rng.integers(-3, 4, size=(3, 3)), rng.integers(-3, 4, size=(4, 3))  # sqrt(3): no score is whole
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+
+
+def test_nested_lists(kata, ref):
+    x = [[2, 0], [0, 2], [1, 1]]  # the A/B/C tokens, as queries and keys alike
+    got, want, call = _run(kata, ref, x, x)
+    _compare(got, want, call, x, x)
+
+
+def test_worked_example(kata, ref):
+    q = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0]])  # "order 4471 shipped": X @ W_Q
+    k = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 0.0]])  # X @ W_K
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
+
+
+def test_float32(kata, ref, rng):
+    q, k = rng.normal(size=(2, 3, 8)).astype(np.float32), rng.normal(size=(2, 5, 8)).astype(np.float32)
+    got, want, call = _run(kata, ref, q, k)
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+    _compare(got, want, call, q, k)
+
+
+def test_inputs_unchanged(kata, rng):
+    q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    _, (q_after, k_after) = kata.attention_scores.keeping_args(q.copy(), k.copy())
+    for name, before, after in (("q", q, q_after), ("k", k, k_after)):
+        if not np.array_equal(before, np.asarray(after)):
+            raise Failure(f"{call_text('attention_scores', q=q, k=k)} changed its argument {name}: "
+                          "work on a copy, never the caller's array")

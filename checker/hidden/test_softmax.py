@@ -1,0 +1,291 @@
+"""Hidden tests for kata 02: softmax(x, axis=-1), stable for any finite input.
+
+Each stability bug shows on its own input: scores near 1e4 (no shift), slices far below the others
+(a global maximum), slices of only negative numbers (a maximum floored at 0), square inputs (a
+missing keepdims broadcasts without error).
+"""
+
+import numpy as np
+
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, show, \
+    tolerance, variant, variants_in
+
+API = {"softmax": ("x", "axis")}
+
+
+def _normalise(e, axis):
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _stable(x, axis):
+    return _normalise(np.exp(x - x.max(axis=axis, keepdims=True)), axis)
+
+
+# --- what the catalogued bugs compute ---------------------------------------------------------------
+
+@variant("no-max-shift")
+def _no_shift(x, axis=-1):
+    """exp(x) overflowed to inf, and inf/inf is NaN: subtract each slice's maximum first"""
+    return _normalise(np.exp(x), axis)
+
+
+@variant("global-max")
+def _global_max(x, axis=-1):
+    """the maximum of the whole array was subtracted, so a slice far below it underflowed to 0/0"""
+    return _normalise(np.exp(x - x.max()), axis)
+
+
+@variant("max-floor-zero")
+def _max_floor_zero(x, axis=-1):
+    """the maximum was floored at 0, so a slice of only negative numbers underflowed to 0/0"""
+    return _normalise(np.exp(x - np.maximum(x.max(axis=axis, keepdims=True), 0)), axis)
+
+
+@variant("missing-keepdims")
+def _max_without_keepdims(x, axis=-1):
+    """the maximum lost its axis (no keepdims) and was broadcast along the wrong one"""
+    return _normalise(np.exp(x - x.max(axis=axis)), axis)
+
+
+@variant("missing-keepdims")
+def _sum_without_keepdims(x, axis=-1):
+    """the sum lost its axis (no keepdims) and divided along the wrong one"""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis)
+
+
+@variant("missing-keepdims")
+def _both_without_keepdims(x, axis=-1):
+    """the maximum and the sum lost their axis (no keepdims) and were broadcast along the wrong one"""
+    e = np.exp(x - x.max(axis=axis))
+    return e / e.sum(axis=axis)
+
+
+@variant("wrong-axis")
+def _last_axis(x, axis=-1):
+    """the slices were taken along the last axis, not along `axis`"""
+    return _stable(x, -1)
+
+
+@variant("wrong-axis")
+def _first_axis(x, axis=-1):
+    """the slices were taken along axis 0, not along `axis`"""
+    return _stable(x, 0)
+
+
+@variant("global-sum")
+def _global_sum(x, axis=-1):
+    """divided by the sum of the whole array, so each slice sums to less than 1"""
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum()
+
+
+@variant("nan-on-all-masked")
+def _unguarded(x, axis=-1):
+    """a slice of only -inf gave NaN: -inf - (-inf) is NaN"""
+    return _stable(x, axis)
+
+
+VARIANTS = variants_in(globals())
+
+
+def _run(kata, ref, x, *axis):
+    """The learner's weights, the right ones (from float64), and the call as text."""
+    call = call_text("softmax", x=np.asarray(x), **({"axis": axis[0]} if axis else {}))
+    got = as_array(kata.softmax(x, *axis), call)
+    return got, ref.softmax(np.asarray(x, np.float64), *axis), call
+
+
+def _compare(got, want, call, x, *axis, why=""):
+    x64 = np.asarray(x, np.float64)
+    expect_close(got, want, call, Suspects(VARIANTS, x64, *axis), why=why, inputs=(np.asarray(x),))
+
+
+def _right(kata, ref, x):
+    """Does the learner's softmax get x right? (A control for diagnosing another input.)"""
+    got, want, _ = _run(kata, ref, x)
+    return got.shape == want.shape and close(got, want, *tolerance(got)).all()
+
+
+# --- shape first ---------------------------------------------------------------------------------
+
+def test_shape_and_dtype(kata, ref, rng):
+    x = rng.normal(size=(3, 5))
+    got, want, call = _run(kata, ref, x)
+    if got.shape != want.shape:
+        raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: softmax keeps the shape")
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+
+
+def test_values(kata, ref, rng):
+    x = rng.normal(size=(2, 3, 5)) * 3
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+
+
+def test_one_dimensional(kata, ref, rng):
+    x = rng.normal(size=7)
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+
+
+def test_worked_example(kata, ref):
+    x = [4, 0, 2]  # row A of the A/B/C example
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+
+
+# --- one bug class a test -------------------------------------------------------------------------
+
+@bug("no-max-shift")
+def test_large_scores(kata, ref, rng):
+    x = 1e4 + rng.normal(size=(3, 4))  # every slice near 1e4: exp overflows, shifting does not
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and not np.isfinite(got).all() and _right(kata, ref, x - 1e4):
+        raise Failure(f"{call} returned {show(got[0])} in row 0, expected {show(want[0])}: exp(1e4) "
+                      "overflows to inf and inf/inf is NaN", "no-max-shift", exact=True)
+    _compare(got, want, call, x)
+
+
+@bug("max-floor-zero")
+def test_all_negative(kata, ref, rng):
+    x = -1000 + rng.normal(size=(3, 4))  # every slice near -1000: exp underflows to 0 unless shifted
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and not close(got, want, *tolerance(got)).all():
+        if _right(kata, ref, 1e4 + x + 1000):  # large positive slices work, so some shift is there
+            raise Failure(f"{call} returned {show(got[0])} in row 0, expected {show(want[0])}: slices of only "
+                          "negative numbers were not shifted (a maximum floored at 0)", "max-floor-zero",
+                          exact=True)
+        if not np.isfinite(got).all():
+            raise Failure(f"{call} returned {show(got[0])} in row 0, expected {show(want[0])}: exp(-1000) "
+                          "underflows to 0 and 0/0 is NaN", "no-max-shift", exact=True)
+    _compare(got, want, call, x)
+
+
+@bug("global-max")
+def test_slices_far_apart(kata, ref, rng):
+    x = rng.normal(size=(2, 4)) + [[900.0], [5.0]]  # both slices positive, 895 apart
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape:
+        ok = close(got, want, *tolerance(got)).all(axis=-1)
+        if ok[0] and not ok[1]:
+            raise Failure(f"{call} returned {show(got[1])} for the lower slice, expected {show(want[1])}: "
+                          "it was shifted by the maximum of the whole array", "global-max", exact=True)
+    _compare(got, want, call, x)
+
+
+@bug("missing-keepdims")
+def test_square_input(kata, ref, rng):
+    x = rng.normal(size=(4, 4)) * 2  # square: a missing keepdims broadcasts without an error
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+
+
+def _sums_along_other_axis(got, axis):
+    """The other axis along which `got` sums to 1, if any (what a wrong-axis softmax produces)."""
+    for other in range(got.ndim):
+        if other != axis % got.ndim and np.allclose(got.sum(axis=other), 1, atol=1e-3):
+            return other
+    return None
+
+
+@bug("wrong-axis")
+def test_axis_zero(kata, ref, rng):
+    x = rng.normal(size=(4, 3, 2))
+    got, want, call = _run(kata, ref, x, 0)
+    if got.shape == want.shape and not np.allclose(got.sum(axis=0), 1, atol=1e-3):
+        other = _sums_along_other_axis(got, 0)
+        if other is not None:
+            raise Failure(f"{call}: the weights sum to 1 along axis {other}, not along axis 0", "wrong-axis",
+                          exact=True)
+    _compare(got, want, call, x, 0)
+
+
+@bug("wrong-axis")
+def test_negative_axis(kata, ref, rng):
+    x = rng.normal(size=(2, 5, 3))
+    got, want, call = _run(kata, ref, x, -2)
+    if got.shape == want.shape and not np.allclose(got.sum(axis=-2), 1, atol=1e-3):
+        other = _sums_along_other_axis(got, -2)
+        if other is not None:
+            raise Failure(f"{call}: the weights sum to 1 along axis {other}, not along axis -2 (= 1)",
+                          "wrong-axis", exact=True)
+    _compare(got, want, call, x, -2)
+
+
+@bug("global-sum")
+def test_slices_sum_to_one(kata, ref, rng):
+    x = rng.normal(size=(3, 4))
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and np.isclose(got.sum(), 1) and not np.allclose(got.sum(axis=-1), 1):
+        raise Failure(f"{call}: the slices sum to {show(got.sum(axis=-1))} and the whole array to 1: "
+                      "each slice must sum to 1", "global-sum", exact=True)
+    _compare(got, want, call, x)
+
+
+@bug("nan-on-all-masked")
+def test_all_neg_inf_slice(kata, ref):
+    x = np.array([[-np.inf, -np.inf, -np.inf], [0.0, -np.inf, 1.0]])  # row 0: every key masked
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and np.isnan(got[0]).any():
+        raise Failure(f"{call} returned {show(got[0])} for the all -inf slice, expected {show(want[0])}: "
+                      "-inf - (-inf) is NaN", "nan-on-all-masked", exact=True)
+    _compare(got, want, call, x, why="a slice of only -inf gives weight 0 everywhere")
+
+
+def test_neg_inf_gets_zero(kata, ref):
+    x = np.array([[0.0, -np.inf, 1.0], [-np.inf, 2.0, 2.0]])
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+    if (got[np.isneginf(x)] != 0).any():
+        raise Failure(f"{call} returned {show(got)}: a -inf score must get weight exactly 0")
+
+
+@bug("hides-nan")
+def test_nan_stays_nan(kata, ref):
+    x = np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 3.0]])
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and not np.isnan(got[0, 1]):
+        raise Failure(f"{call} returned {show(got[0])} for the slice holding NaN, expected NaN there: "
+                      "a NaN input must never come back as a number", "hides-nan", exact=True)
+    if got.shape == want.shape and close(got[1], want[1], *tolerance(got)).all():
+        return  # the NaN slice is NaN where it must be; the rest of it may be NaN or not
+    _compare(got, want, call, x, why="a NaN in one slice must not change the others")
+
+
+@bug("mutates-input")
+def test_input_unchanged(kata, rng):
+    x = rng.normal(size=(3, 4))
+    _, (after, *_) = kata.softmax.keeping_args(x.copy())
+    if not np.array_equal(np.asarray(after), x):
+        raise Failure(f"{call_text('softmax', x=x)} changed its argument x (now {show(np.asarray(after)[0])} "
+                      f"in row 0, was {show(x[0])}): work on a new array", "mutates-input", exact=True)
+
+
+def test_integer_input(kata, ref):
+    x = np.array([[1, 2, 3], [0, 0, 0]])
+    got, want, call = _run(kata, ref, x)
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype} ({show(got)}), expected floating point")
+    _compare(got, want, call, x)
+
+
+def test_float32(kata, ref, rng):
+    x = (rng.normal(size=(3, 5)) * 10).astype(np.float32)
+    got, want, call = _run(kata, ref, x)
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+    _compare(got, want, call, x)
+
+
+def test_float16(kata, ref):
+    x = np.array([[1.0, 2.0, 3.0], [-60000.0, 0.0, 60000.0]], np.float16)
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)
+
+
+def test_extreme_spread(kata, ref):
+    x = np.array([1e4, -1e4, 0.0])
+    got, want, call = _run(kata, ref, x)
+    _compare(got, want, call, x)

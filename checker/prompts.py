@@ -1,0 +1,83 @@
+"""prompts.yaml: each kata's title, brief, hints and bug fixes. Data, validated on load."""
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from checker.catalog import ROOT
+
+PROMPTS = ROOT / "prompts.yaml"
+FORMAT_VERSION = 1
+_KATA_KEYS = {"title", "brief", "hints", "bugs"}
+_MIN_HINTS = 3
+
+
+class PromptsError(ValueError):
+    """prompts.yaml is not what the checker expects; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class KataPrompts:
+    title: str
+    brief: str
+    hints: tuple[str, ...]
+    fixes: dict  # bug id -> one-line fix
+
+
+@lru_cache(maxsize=None)
+def load(path=PROMPTS):
+    """Every kata's prompts by slug, validated."""
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, yaml.YAMLError) as error:
+        raise PromptsError(f"{path}: cannot read it: {error}") from None
+    return validate(data, path)
+
+
+def validate(data, path):
+    def fail(where, problem):
+        raise PromptsError(f"{path}: {where}: {problem}")
+
+    if not isinstance(data, dict):
+        fail("top level", "expected a mapping with format_version and katas")
+    if data.get("format_version") != FORMAT_VERSION:
+        fail("format_version", f"expected {FORMAT_VERSION}, found {data.get('format_version')!r}")
+    unknown = set(data) - {"format_version", "katas"}
+    if unknown:
+        fail("top level", f"unknown keys {sorted(unknown)}")
+    if not isinstance(data.get("katas"), dict):
+        fail("katas", "expected a mapping of kata slug to its prompts")
+    prompts = {}
+    for slug, block in data["katas"].items():
+        where = f"katas.{slug}"
+        if not isinstance(block, dict):
+            fail(where, "expected a mapping")
+        if set(block) - _KATA_KEYS:
+            fail(where, f"unknown keys {sorted(set(block) - _KATA_KEYS)} (allowed: {sorted(_KATA_KEYS)})")
+        for key in ("title", "brief"):
+            if not isinstance(block.get(key), str) or not block[key].strip():
+                fail(f"{where}.{key}", "missing or empty text")
+        hints = block.get("hints")
+        if not isinstance(hints, list) or len(hints) < _MIN_HINTS or not all(isinstance(h, str) for h in hints):
+            fail(f"{where}.hints", f"expected a list of at least {_MIN_HINTS} texts")
+        bugs = block.get("bugs") or {}
+        if not isinstance(bugs, dict):
+            fail(f"{where}.bugs", "expected a mapping of bug id to {fix: text}")
+        fixes = {}
+        for bug_id, entry in bugs.items():
+            if not isinstance(entry, dict) or set(entry) != {"fix"} or not isinstance(entry["fix"], str):
+                fail(f"{where}.bugs.{bug_id}", "expected exactly one key, fix, holding a text")
+            fixes[bug_id] = entry["fix"].strip()
+        prompts[slug] = KataPrompts(block["title"].strip(), block["brief"].strip(), tuple(h.strip() for h in hints),
+                                    fixes)
+    return prompts
+
+
+def for_kata(kata):
+    prompts = load()
+    if kata.slug not in prompts:
+        raise PromptsError(f"{PROMPTS}: katas: no entry for kata {kata}")
+    return prompts[kata.slug]

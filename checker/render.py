@@ -1,0 +1,70 @@
+"""Text for people. Everything here formats a result it is given; nothing here decides anything."""
+
+import os
+
+import click
+
+from checker.results import Status
+
+SHOWN_FAILURES = 4  # the rest are one `--json` away
+_STATUS_STYLE = {Status.PASSED: ("PASSED", "green"), Status.FAILED: ("FAILED", "red"),
+                 Status.NOT_STARTED: ("NOT STARTED", "yellow"), Status.ERROR: ("ERROR", "red"),
+                 Status.TIMEOUT: ("TIMEOUT", "red")}
+_MARK = {"failed": "✗", "error": "!", "not-started": "·", "timeout": "⏱"}
+
+
+def color_wanted():
+    """None lets click colour only terminals; NO_COLOR (no-color.org) turns it off everywhere."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+def check_text(result, prompts=None, command="kata"):
+    """A check's result: status line, then each failure with its call, its bug and a fix."""
+    label, colour = _STATUS_STYLE[result.status]
+    passed = sum(t.outcome == "passed" for t in result.tests)
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
+    summary = f"{passed} of {len(result.tests)} checks passed"
+    if result.bugs:
+        summary += " · bugs: " + ", ".join(result.bugs)
+    lines.append(f"{click.style(label, fg=colour, bold=True)}  {summary} · {result.seconds:.2f} s")
+    if result.status == Status.NOT_STARTED:
+        lines += ["", "The stub still raises NotImplementedError. The task:", ""]
+        if prompts:
+            lines += ["  " + line for line in prompts.brief.splitlines()]
+        lines += ["", f"Edit {result.file}, then run `{command} check {result.kata}` again. "
+                      f"Stuck? `{command} hint {result.kata}`."]
+        return "\n".join(lines)
+    failures = result.failures
+    for test in failures[:SHOWN_FAILURES]:
+        lines += [""] + _failure_lines(test, result.file, prompts)
+    if len(failures) > SHOWN_FAILURES:
+        lines += ["", f"... and {len(failures) - SHOWN_FAILURES} more: `{command} check {result.kata} --json` "
+                      "lists every check."]
+    if result.output and result.status != Status.PASSED:
+        printed = result.output.strip().splitlines()
+        lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
+        if len(printed) > 5:
+            lines.append(f"  ... ({len(printed) - 5} more lines)")
+    if result.status == Status.PASSED:
+        lines += ["", "Every check passed."]
+    return "\n".join(lines)
+
+
+def _failure_lines(test, file, prompts):
+    mark = click.style(_MARK.get(test.outcome, "✗"), fg="red")
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {test.message}"]
+    for line, function, code in test.where[-3:]:
+        lines.append(f"    at {file}:{line} in {function}: {code}")
+    if test.bug:
+        fix = prompts.fixes.get(test.bug) if prompts else None
+        lines.append("    -> " + click.style(test.bug, fg="magenta", bold=True) + (f". Fix: {fix}" if fix else ""))
+    return lines
+
+
+def list_text(rows):
+    """`kata list`: one line a kata. rows: (kata, title, status)."""
+    styles = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
+    lines = []
+    for kata, title, status in rows:
+        lines.append(f"{kata.id}  {kata.slug:<12} {title:<32} {click.style(status, fg=styles.get(status))}")
+    return "\n".join(lines)

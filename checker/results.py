@@ -1,0 +1,66 @@
+"""What a check produces: plain data that the CLI renders as text or JSON. Rendering decides nothing."""
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"  # ran, wrong
+    NOT_STARTED = "not-started"  # the stub's NotImplementedError
+    ERROR = "error"  # could not load, or the learner's code crashed
+    TIMEOUT = "timeout"
+
+
+@dataclass
+class TestOutcome:
+    name: str
+    outcome: str  # passed | failed | error | not-started | timeout
+    bug: str | None = None  # the catalogued bug this failure points to
+    message: str = ""
+    exact: bool = False  # the output equals a known buggy variant's, not just a symptom
+    where: list = field(default_factory=list)  # learner file lines: [line, function, code]
+
+    def to_json(self):
+        return {"name": self.name, "outcome": self.outcome, "bug": self.bug, "message": self.message}
+
+
+@dataclass
+class Result:
+    kata: str  # "01"
+    slug: str
+    file: str
+    status: Status
+    tests: list[TestOutcome]
+    seconds: float
+    output: str = ""  # what the learner's code printed
+
+    @property
+    def bugs(self):
+        """Every bug named, most specific first (an exact match beats a symptom), no duplicates."""
+        named = sorted((not t.exact, i, t.bug) for i, t in enumerate(self.tests) if t.bug)
+        return list(dict.fromkeys(bug for _, _, bug in named))
+
+    @property
+    def failures(self):
+        return [t for t in self.tests if t.outcome != "passed"]
+
+    def to_json(self):
+        return {"kata": self.kata, "file": self.file, "status": self.status.value, "bugs": self.bugs,
+                "tests": [t.to_json() for t in self.tests], "seconds": round(self.seconds, 3)}
+
+
+def overall_status(outcomes):
+    """The kata's status from its tests' outcomes."""
+    kinds = {t.outcome for t in outcomes}
+    if "timeout" in kinds:
+        return Status.TIMEOUT
+    if kinds == {"passed"}:
+        return Status.PASSED
+    if kinds == {"not-started"}:
+        return Status.NOT_STARTED
+    if "failed" in kinds or any(t.bug for t in outcomes):
+        return Status.FAILED
+    if "error" in kinds:
+        return Status.ERROR
+    return Status.FAILED  # some parts pass, others are still the stub

@@ -1,0 +1,185 @@
+"""Run a learner's file in a child process with a time limit and a memory limit.
+
+The parent only ever receives plain arrays, numbers, strings and handles (see `worker.py`), and
+compares them itself, so nothing the learner's file does in the child (patching NumPy, exiting,
+printing a fake report, looping forever) can make a check pass or break the parent's output.
+
+This module imports no NumPy at start-up: the child is launched first, so the two processes load
+NumPy at the same time.
+"""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WORKER = Path(__file__).with_name("worker.py")
+# One BLAS thread: the learner's arrays are small and the limits stay predictable.
+_CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass
+class Limits:
+    seconds: float = 10.0  # wall clock for the whole run, import included
+    memory_mb: int = 1024  # on top of what Python and NumPy take
+    output_bytes: int = 1_000_000  # what the learner may print
+
+
+class SandboxError(Exception):
+    """The learner's process could not give an answer."""
+
+
+class Timeout(SandboxError):
+    pass
+
+
+class Died(SandboxError):
+    pass
+
+
+@dataclass
+class LearnerError(Exception):
+    """The learner's code raised: its type, message and the lines of the learner's file it ran through."""
+
+    type: str
+    message: str
+    frames: list = field(default_factory=list)  # [line, function, code]
+
+    def __str__(self):
+        return f"{self.type}: {self.message}" if self.message else self.type
+
+    @property
+    def not_implemented(self):
+        return self.type == "NotImplementedError"
+
+
+class Sandbox:
+    """One child process serving calls on one learner file."""
+
+    def __init__(self, path, limits=None):
+        self.path = Path(path)
+        self.limits = limits or Limits()
+        self.deadline = time.monotonic() + self.limits.seconds
+        self._output = tempfile.TemporaryFile()
+        request_read, self._request_write = os.pipe()
+        self._reply_read, reply_write = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, "-B", str(WORKER), str(request_read), str(reply_write), str(self.path),
+             str(self.limits.memory_mb), str(int(self.limits.seconds) + 2), str(self.limits.output_bytes)],
+            pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
+            stdout=self._output, stderr=subprocess.STDOUT,
+            env={**os.environ, **_CHILD_ENV}, start_new_session=True,
+        )
+        os.close(request_read)
+        os.close(reply_write)
+        self._requests = os.fdopen(self._request_write, "wb")
+        self._wire = None
+        self._pending = b""
+
+    # --- calls ---------------------------------------------------------------------------------
+
+    def load(self, names):
+        """Import the learner's file; return the names in `names` it does not define as functions."""
+        reply, _ = self._ask({"op": "load", "names": list(names)}, raw=True)
+        return reply["missing"]
+
+    def call(self, name, args=(), kwargs=None, target=None, return_args=False):
+        """Call `name` in the learner's module (or on the object `target`) and return the result.
+
+        With `return_args`, return `(result, args_after_the_call)`, to see what the call changed.
+        """
+        wire = self._codec()
+        blobs = []
+        request = {"op": "call", "target": None if target is None else target.id, "name": name,
+                   "args": wire.encode(tuple(args), blobs)["t"],
+                   "kwargs": {key: wire.encode(value, blobs) for key, value in (kwargs or {}).items()},
+                   "return_args": return_args}
+        reply, reply_blobs = self._ask(request, blobs, raw=True)
+        result = wire.decode(reply["ok"], reply_blobs)
+        if return_args:
+            return result, wire.decode(reply["args"], reply_blobs)
+        return result
+
+    def output(self, limit=2000):
+        """What the learner's code printed so far (the first `limit` characters)."""
+        self._output.seek(0)
+        return self._output.read(limit).decode(errors="replace")
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+        self.process.wait()
+        for stream in (self._requests, self._output):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if self._reply_read is not None:
+            os.close(self._reply_read)
+            self._reply_read = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    def _codec(self):
+        if self._wire is None:
+            from checker.sandbox import worker  # imports NumPy: only once the child is on its way
+            self._wire = worker
+        return self._wire
+
+    def _ask(self, request, blobs=(), raw=False):
+        wire = self._codec()
+        if self.process.poll() is not None:
+            raise self._died()
+        try:
+            wire.send(self._requests, request, blobs)
+        except (BrokenPipeError, OSError):
+            raise self._died() from None
+        reply, reply_blobs = wire.receive(self._read_exactly)
+        if "error" in reply:
+            error = reply["error"]
+            raise LearnerError(error["type"], error["message"], error["frames"])
+        return (reply, reply_blobs) if raw else wire.decode(reply["ok"], reply_blobs)
+
+    def _read_exactly(self, size):
+        """`size` bytes from the child, never blocking past the deadline."""
+        while len(self._pending) < size:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                self.close()
+                raise Timeout(f"no answer within {self.limits.seconds:g} s")
+            ready, _, _ = select.select([self._reply_read], [], [], remaining)
+            if ready:
+                chunk = os.read(self._reply_read, 1 << 20)
+                if not chunk:
+                    raise self._died()
+                self._pending += chunk
+        data, self._pending = self._pending[:size], self._pending[size:]
+        return data
+
+    def _died(self):
+        try:
+            code = self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            reason = {"SIGXFSZ": f"it printed more than {self.limits.output_bytes:,} bytes",
+                      "SIGXCPU": "it used up its CPU time",
+                      "SIGKILL": "it was killed (out of memory?)"}.get(name, name)
+            return Died(f"the learner's process ended: {reason}")
+        return Died(f"the learner's process exited (exit code {code}) instead of returning")
+

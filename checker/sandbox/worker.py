@@ -1,0 +1,198 @@
+"""The child side of the sandbox: loads one learner file and serves calls on it.
+
+Run as a script by `checker.sandbox.Sandbox`; imported by the parent only for the wire codec.
+It needs nothing but the standard library and NumPy, so the learner's file can break nothing
+of the checker's: whatever it patches, it patches in this process only.
+
+Wire format, both ways: an 8-byte big-endian length, a JSON header of that length, then the
+arrays the header refers to, each as `.npy` bytes (never pickles: a result cannot run code in
+the parent). In a header, an array is {"a": i}, a tuple {"t": [...]}, a list {"l": [...]},
+a learner object that cannot be sent is {"h": id}, a handle the parent can call methods on.
+"""
+
+import errno
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+
+import numpy as np
+
+_LENGTH = struct.Struct(">Q")
+
+
+# --- codec (used on both sides) ---------------------------------------------------------------
+
+def encode(value, blobs, register=None):
+    """`value` as JSON-able data; arrays go to `blobs`, others to `register(obj) -> id`."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)) and type(value) in (int, float):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise TypeError(f"cannot send an array of dtype {array.dtype}")
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        blobs.append(buffer.getvalue())
+        return {"a": len(blobs) - 1}
+    if isinstance(value, tuple):
+        return {"t": [encode(item, blobs, register) for item in value]}
+    if isinstance(value, list):
+        return {"l": [encode(item, blobs, register) for item in value]}
+    if isinstance(value, Handle):
+        return {"h": value.id}
+    if register is not None:
+        return {"h": register(value)}
+    raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def decode(data, blobs, resolve=None):
+    """Inverse of `encode`; `resolve(id)` turns a handle id into an object (default: `Handle`)."""
+    if not isinstance(data, dict):
+        return data
+    if "a" in data:
+        return np.lib.format.read_array(io.BytesIO(blobs[data["a"]]), allow_pickle=False)
+    if "t" in data:
+        return tuple(decode(item, blobs, resolve) for item in data["t"])
+    if "l" in data:
+        return [decode(item, blobs, resolve) for item in data["l"]]
+    if "h" in data:
+        return resolve(data["h"]) if resolve else Handle(data["h"])
+    raise ValueError(f"unknown wire value {data!r}")
+
+
+class Handle:
+    """Names an object that lives in the child (a learner's `KVCache`, say)."""
+
+    def __init__(self, id):
+        self.id = id
+
+    def __repr__(self):
+        return f"<object #{self.id} in the sandbox>"
+
+
+def send(stream, header, blobs=()):
+    header = dict(header, blobs=[len(blob) for blob in blobs])
+    text = json.dumps(header).encode()
+    stream.write(_LENGTH.pack(len(text)) + text + b"".join(blobs))
+    stream.flush()
+
+
+def receive(read):
+    """One message from `read(n) -> bytes`, or None if the stream ends first."""
+    prefix = read(_LENGTH.size)
+    if len(prefix) < _LENGTH.size:
+        return None
+    header = json.loads(read(_LENGTH.unpack(prefix)[0]))
+    blobs = [read(size) for size in header.pop("blobs")]
+    return header, blobs
+
+
+# --- the server (child only) ------------------------------------------------------------------
+
+def _learner_frames(tb, path):
+    """The traceback lines that point into the learner's file: (line, function, code)."""
+    return [
+        [frame.lineno, frame.name, frame.line or ""]
+        for frame in traceback.extract_tb(tb)
+        if os.path.abspath(frame.filename) == path
+    ]
+
+
+def _error(exc, path):
+    name = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        message = f"the code called sys.exit({exc.code!r})"
+    elif isinstance(exc, MemoryError):
+        message = "the code ran out of memory (the sandbox's memory limit)"
+    elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        message = "the code printed more than the sandbox allows"
+    else:
+        message = str(exc)
+    frames = _learner_frames(exc.__traceback__, path)
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        message = exc.msg
+        frames = [[exc.lineno, "<module>", (exc.text or "").strip()]]
+    return {"type": name, "message": message, "frames": frames}
+
+
+def _load(path):
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+
+    # Any file name works (my-try.v2.py): the loader is given explicitly.
+    loader = SourceFileLoader("kata_learner", path)
+    module = module_from_spec(spec_from_loader("kata_learner", loader))
+    sys.modules["kata_learner"] = module
+    loader.exec_module(module)
+    return module
+
+
+def _limit(memory_mb, cpu_seconds, output_bytes):
+    try:
+        import resource
+    except ImportError:  # not POSIX: the parent's wall-clock limit still holds
+        return
+    with open("/proc/self/status") as status:  # the limit is on top of NumPy's own mappings
+        in_use = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
+    for limit, value in ((resource.RLIMIT_AS, in_use + memory_mb * 2**20),
+                         (resource.RLIMIT_CPU, cpu_seconds),
+                         (resource.RLIMIT_FSIZE, output_bytes)):
+        soft, hard = resource.getrlimit(limit)
+        if hard == resource.RLIM_INFINITY or value < hard:
+            resource.setrlimit(limit, (value, hard if hard != resource.RLIM_INFINITY else value))
+
+
+def _serve(requests, replies, path):
+    objects = {}  # handle id -> learner object
+    module = None
+
+    def call(request, blobs):
+        target = module if request["target"] is None else objects[request["target"]]
+        args = [decode(arg, blobs, objects.__getitem__) for arg in request["args"]]
+        kwargs = {key: decode(value, blobs, objects.__getitem__) for key, value in request["kwargs"].items()}
+        name = request["name"]
+        result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
+        return result, args
+
+    def register(obj):
+        objects[len(objects)] = obj
+        return len(objects) - 1
+
+    while True:
+        message = receive(requests.read)
+        if message is None:
+            return
+        request, blobs = message
+        reply_blobs = []
+        try:
+            if request["op"] == "load":
+                module = _load(path)
+                names = request["names"]
+                reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))]}
+            else:
+                result, args = call(request, blobs)
+                reply = {"ok": encode(result, reply_blobs, register)}
+                if request.get("return_args"):
+                    reply["args"] = encode(args, reply_blobs, register)
+        except BaseException as exc:  # noqa: BLE001 - everything the learner raises is data
+            reply_blobs = []
+            reply = {"error": _error(exc, path)}
+        send(replies, reply, reply_blobs)
+
+
+def main(argv):
+    request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes = argv
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p) != os.path.dirname(os.path.abspath(__file__))]
+    requests = os.fdopen(int(request_fd), "rb")
+    replies = os.fdopen(int(reply_fd), "wb")
+    _limit(int(memory_mb), int(cpu_seconds), int(output_bytes))
+    _serve(requests, replies, os.path.abspath(path))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
