@@ -76,7 +76,7 @@ class Learner:
         return LearnerFunction(self._sandbox, name, self._api.get(name, ()))
 
 
-def tests_of(hidden):
+def hidden_tests(hidden):
     """The hidden module's tests, in the order they are written."""
     tests = [f for name, f in vars(hidden).items() if name.startswith("test_") and callable(f)]
     return sorted(tests, key=lambda f: f.__code__.co_firstlineno)
@@ -116,7 +116,7 @@ def _run_all(kata, sandbox, seed):
     outcomes = []
     import numpy as np
 
-    for test in tests_of(hidden):
+    for test in hidden_tests(hidden):
         name = test.__name__.removeprefix("test_")
         fixtures["rng"] = np.random.default_rng([seed, zlib.crc32(name.encode())])
         outcomes.append(run_test(test, name, fixtures))

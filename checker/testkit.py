@@ -128,7 +128,8 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=()):
     else:
         detail = f"returned wrong values {first_difference(got, want, rtol, atol)}"
     if matched:
-        raise Failure(f"{call} {detail}: {suspects.reasons[matched]}", matched, exact=True)
+        bug_id, reason = matched
+        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True)
     raise Failure(f"{call} {detail}" + (f": {why}" if why else ""), bug)
 
 
@@ -154,23 +155,27 @@ class Suspects:
     def __init__(self, variants, *args, up_to_scale=False, **kwargs):
         self.variants, self.args, self.kwargs = variants, args, kwargs
         self.up_to_scale = up_to_scale
-        self.reasons = {f.variant_of: " ".join((f.__doc__ or f.variant_of).split()) for f in variants}
 
     def outputs(self):
         for variant in self.variants:
             try:
                 with np.errstate(all="ignore"):
-                    yield variant.variant_of, np.asarray(variant(*self.args, **self.kwargs))
+                    yield variant, np.asarray(variant(*self.args, **self.kwargs))
             except Exception:  # noqa: BLE001 - this variant crashes on this input: it cannot be the match
                 continue
 
     def match(self, got, want, rtol, atol):
-        """The first bug whose output equals `got` (and differs from the right answer)."""
-        for bug_id, output in self.outputs():
+        """(bug id, why) of the one bug whose output equals `got` and differs from the right answer.
+
+        None when no bug matches, or when variants of different bugs all do (an all-NaN output, say):
+        an ambiguous match names nothing and leaves the diagnosis to the tests built for each bug.
+        """
+        found = {}
+        for variant, output in self.outputs():
             if output.shape != got.shape:
                 continue
             if output.shape == want.shape and close(output, want, rtol, atol).all():
                 continue  # this input does not show this bug
             if close(got, output, rtol, atol).all() or (self.up_to_scale and scale_between(got, output)):
-                return bug_id
-        return None
+                found.setdefault(variant.variant_of, " ".join((variant.__doc__ or variant.variant_of).split()))
+        return next(iter(found.items())) if len(found) == 1 else None

@@ -23,6 +23,9 @@ WORKER = Path(__file__).with_name("worker.py")
 _CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+MAX_MESSAGE_BYTES = 256 * 2**20  # far above any honest result of a kata
+
+
 @dataclass
 class Limits:
     seconds: float = 10.0  # wall clock for the whole run, import included
@@ -85,7 +88,7 @@ class Sandbox:
 
     def load(self, names):
         """Import the learner's file; return the names in `names` it does not define as functions."""
-        reply, _ = self._ask({"op": "load", "names": list(names)}, raw=True)
+        reply, _ = self._ask({"op": "load", "names": list(names)})
         return reply["missing"]
 
     def call(self, name, args=(), kwargs=None, target=None, return_args=False):
@@ -99,24 +102,31 @@ class Sandbox:
                    "args": wire.encode(tuple(args), blobs)["t"],
                    "kwargs": {key: wire.encode(value, blobs) for key, value in (kwargs or {}).items()},
                    "return_args": return_args}
-        reply, reply_blobs = self._ask(request, blobs, raw=True)
-        result = wire.decode(reply["ok"], reply_blobs)
-        if return_args:
-            return result, wire.decode(reply["args"], reply_blobs)
-        return result
+        reply, reply_blobs = self._ask(request, blobs)
+        try:
+            result = wire.decode(reply["ok"], reply_blobs)
+            return (result, wire.decode(reply["args"], reply_blobs)) if return_args else result
+        except (ValueError, TypeError, KeyError, AttributeError, EOFError):
+            raise self._garbage() from None
 
     def output(self, limit=2000):
-        """What the learner's code printed so far (the first `limit` characters)."""
+        """What the learner's code printed (the first `limit` characters)."""
+        if self._output.closed:
+            return self._printed[:limit]
         self._output.seek(0)
         return self._output.read(limit).decode(errors="replace")
 
     def close(self):
+        """End the child (and anything it started); what it printed stays readable."""
+        if self._output.closed:
+            return
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.process.kill()
         self.process.wait()
+        self._printed = self.output()
         for stream in (self._requests, self._output):
             try:
                 stream.close()
@@ -140,7 +150,7 @@ class Sandbox:
             self._wire = worker
         return self._wire
 
-    def _ask(self, request, blobs=(), raw=False):
+    def _ask(self, request, blobs=()):
         wire = self._codec()
         if self.process.poll() is not None:
             raise self._died()
@@ -148,14 +158,25 @@ class Sandbox:
             wire.send(self._requests, request, blobs)
         except (BrokenPipeError, OSError):
             raise self._died() from None
-        reply, reply_blobs = wire.receive(self._read_exactly)
-        if "error" in reply:
-            error = reply["error"]
-            raise LearnerError(error["type"], error["message"], error["frames"])
-        return (reply, reply_blobs) if raw else wire.decode(reply["ok"], reply_blobs)
+        try:
+            reply, reply_blobs = wire.receive(self._read_exactly)
+            error = reply.get("error")
+            if error is not None:
+                error = LearnerError(str(error["type"]), str(error["message"]), list(error["frames"]))
+        except (ValueError, TypeError, KeyError, AttributeError):  # bytes that are not our protocol
+            raise self._garbage() from None
+        if error is not None:
+            raise error
+        return reply, reply_blobs
+
+    def _garbage(self):
+        self.close()
+        return Died("the learner's process wrote garbage on the checker's channel")
 
     def _read_exactly(self, size):
         """`size` bytes from the child, never blocking past the deadline."""
+        if size > MAX_MESSAGE_BYTES:
+            raise ValueError(f"a message of {size} bytes")
         while len(self._pending) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:

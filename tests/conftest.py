@@ -1,0 +1,41 @@
+"""Shared pieces of the project's own tests."""
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from checker import catalog
+from checker.runner import check
+
+TESTS = Path(__file__).parent
+ZOO, CORRECT, HOSTILE = TESTS / "zoo", TESTS / "correct", TESTS / "hostile"
+UNCATALOGUED = TESTS / "uncatalogued"  # bugs outside the catalogue: must fail, and be named as nothing
+
+
+def bug_of(path):
+    """A zoo file's bug id: its name before any `--form` suffix."""
+    return path.stem.split("--")[0]
+
+
+def files_in(folder):
+    """(kata, path) for every file under folder/<slug>/, as pytest params."""
+    return [pytest.param(kata, path, id=f"{kata.slug}/{path.stem}")
+            for kata in catalog.all_katas() for path in sorted((folder / kata.slug).glob("*.py"))]
+
+
+@lru_cache(maxsize=None)
+def checked(kata, path):
+    """The checker's result for one file, computed once per test session."""
+    return check(kata, path)
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """A fresh learner workspace (katas/ holding the stubs) as the current folder."""
+    (tmp_path / "katas").mkdir()
+    for kata in catalog.all_katas():
+        (tmp_path / "katas" / kata.filename).write_text(kata.stub_path.read_text())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    return tmp_path

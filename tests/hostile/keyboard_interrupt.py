@@ -1,0 +1,5 @@
+"""Raises KeyboardInterrupt from inside a call."""
+
+
+def attention_scores(q, k):
+    raise KeyboardInterrupt

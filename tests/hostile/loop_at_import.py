@@ -1,0 +1,3 @@
+"""Never finishes importing."""
+while True:
+    pass

@@ -1,0 +1,11 @@
+"""Bug: divides by the sum of the whole array instead of each slice's sum."""
+import numpy as np
+
+
+def softmax(x, axis=-1):
+    x = np.asarray(x, dtype=np.float64)
+    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.where(np.isneginf(peak), 0, peak)
+    e = np.exp(x - peak)
+    total = np.sum(e)
+    return np.divide(e, total, out=np.zeros_like(e), where=total != 0)
