@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from checker.catalog import ROOT
+from checker.catalog import ROOT, all_katas
 
 PROMPTS = ROOT / "prompts.yaml"
 FORMAT_VERSION = 1
@@ -51,8 +51,11 @@ def validate(data, path):
     if not isinstance(data.get("katas"), dict):
         fail("katas", "expected a mapping of kata slug to its prompts")
     prompts = {}
+    known = {kata.slug for kata in all_katas()}
     for slug, block in data["katas"].items():
         where = f"katas.{slug}"
+        if slug not in known:
+            fail(where, f"no such kata (katas are: {', '.join(sorted(known))})")
         if not isinstance(block, dict):
             fail(where, "expected a mapping")
         if set(block) - _KATA_KEYS:

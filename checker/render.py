@@ -34,12 +34,14 @@ def check_text(result, prompts=None, command="kata"):
         lines += ["", f"Edit {result.file}, then run `{command} check {result.kata}` again. "
                       f"Stuck? `{command} hint {result.kata}`."]
         return "\n".join(lines)
-    failures = result.failures
-    for test in failures[:SHOWN_FAILURES]:
+    failures = _distinct(result.failures)
+    for test, repeats in failures[:SHOWN_FAILURES]:
         lines += [""] + _failure_lines(test, result.file, prompts)
-    if len(failures) > SHOWN_FAILURES:
-        lines += ["", f"... and {len(failures) - SHOWN_FAILURES} more: `{command} check {result.kata} --json` "
-                      "lists every check."]
+        if repeats:
+            lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
+    hidden = sum(1 + repeats for _, repeats in failures[SHOWN_FAILURES:])
+    if hidden:
+        lines += ["", f"... and {hidden} more: `{command} check {result.kata} --json` lists every check."]
     if result.output and result.status != Status.PASSED:
         printed = result.output.strip().splitlines()
         lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
@@ -48,6 +50,20 @@ def check_text(result, prompts=None, command="kata"):
     if result.status == Status.PASSED:
         lines += ["", "Every check passed."]
     return "\n".join(lines)
+
+
+def _distinct(failures):
+    """[(failure, how many later ones are the same crash)]: one crash in every check is shown once."""
+    shown, repeats = [], {}
+    for test in failures:
+        key = (test.message.partition(" raised ")[2], str(test.where)) if test.outcome == "error" else None
+        if key and key[0] and key in repeats:
+            shown[repeats[key]][1] += 1
+            continue
+        if key:
+            repeats[key] = len(shown)
+        shown.append([test, 0])
+    return shown
 
 
 def _failure_lines(test, file, prompts):

@@ -57,12 +57,15 @@ def show(value, digits=3):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+SHOWN_VALUES = 6  # an argument with more numbers than this is shown by its shape
+
+
 def call_text(name, **args):
-    """`softmax(x (2, 3, 5), axis=0)`: a call, with shapes for big arrays and values for the rest."""
+    """`softmax(x (2, 3, 5), axis=0)`: a call, with shapes for arrays and values for tiny ones."""
     parts = []
     for key, value in args.items():
         dtype = "" if not isinstance(value, np.ndarray) or value.dtype == np.float64 else f" {value.dtype}"
-        if isinstance(value, np.ndarray) and value.size > 12:
+        if isinstance(value, np.ndarray) and value.size > SHOWN_VALUES:
             parts.append(f"{key} {value.shape}{dtype}")
         else:
             parts.append(f"{key}={show(value)}{dtype}")

@@ -1,0 +1,54 @@
+"""How long `kata check 01` takes, as a ratio to Python importing the project's dependencies.
+
+Both are timed in the same run, as whole processes, so the ratio holds on any machine:
+
+    python bench/check_speed.py [--runs 15]
+
+The baseline is `python -c "import numpy, pytest, click, yaml"`; the target is a ratio of 1.5 or less.
+"""
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def median_seconds(command, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    kata = shutil.which("kata") or sys.exit("the `kata` command is not installed: pip install -e .")
+    commands = {
+        "baseline: python -c 'import numpy, pytest, click, yaml'":
+            [sys.executable, "-c", "import numpy, pytest, click, yaml"],
+        "kata check 01 (the stub: not started)": [kata, "check", "01"],
+        "kata check 01 --file solutions/01_scores.py (every check runs)":
+            [kata, "check", "01", "--file", "solutions/01_scores.py"],
+        "kata check 02 --file solutions/02_softmax.py (every check runs)":
+            [kata, "check", "02", "--file", "solutions/02_softmax.py"],
+    }
+    median_seconds(commands[next(iter(commands))], 2)  # warm the file cache
+    baseline = None
+    print(f"median of {runs} runs each")
+    for label, command in commands.items():
+        seconds = median_seconds(command, runs)
+        baseline = baseline or seconds
+        print(f"{seconds * 1000:7.0f} ms  {seconds / baseline:4.2f}x  {label}")
+
+
+if __name__ == "__main__":
+    main()

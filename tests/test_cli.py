@@ -1,0 +1,173 @@
+"""The `kata` command as a user meets it, through click's CliRunner, in a fresh workspace."""
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from checker import __version__, catalog, prompts
+from checker.cli import cli
+from conftest import CORRECT, ZOO
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+def solve(workspace, slug):
+    """Put a correct solution of `slug` in the workspace."""
+    kata = catalog.find(slug)
+    path = workspace / "katas" / kata.filename
+    path.write_text(kata.solution_path.read_text())
+    return path
+
+
+def test_version():
+    result = run("--version")
+    assert result.exit_code == 0 and __version__ in result.output
+
+
+@pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"]])
+def test_short_help_everywhere(command):
+    result = run(*command, "-h")
+    assert result.exit_code == 0 and "Example:" in result.output
+
+
+def test_stub_is_not_started_and_shows_the_task(workspace):
+    result = run("check", "01")
+    assert result.exit_code == 1
+    assert "NOT STARTED" in result.output
+    assert prompts.for_kata(catalog.find("01")).brief.splitlines()[0] in result.output
+    assert "Traceback" not in result.output
+
+
+def test_pass_exits_zero(workspace):
+    solve(workspace, "softmax")
+    result = run("check", "softmax")
+    assert result.exit_code == 0 and "PASSED" in result.output
+
+
+@pytest.mark.parametrize("key", ["02", "2", "softmax", "SOFTMAX"])
+def test_kata_by_id_or_slug(workspace, key):
+    solve(workspace, "02")
+    assert run("check", key, "--json").exit_code == 0
+
+
+def test_json_is_one_object_as_the_spec_says(workspace):
+    shutil.copy(ZOO / "scores" / "missing-scale.py", workspace / "katas" / "01_scores.py")
+    result = run("check", "01", "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert set(report) == {"kata", "file", "status", "bugs", "tests", "seconds"}
+    assert report["kata"] == "01" and report["status"] == "failed" and report["bugs"][0] == "missing-scale"
+    assert report["file"] == "katas/01_scores.py"
+    assert all(set(test) == {"name", "outcome", "bug", "message"} for test in report["tests"])
+    failed = [t for t in report["tests"] if t["outcome"] == "failed"]
+    assert any(t["bug"] == "missing-scale" and "3x the expected" in t["message"] for t in failed)
+
+
+def test_text_names_the_bug_and_the_fix(workspace):
+    shutil.copy(ZOO / "softmax" / "global-max.py", workspace / "katas" / "02_softmax.py")
+    result = run("check", "02")
+    assert "FAILED" in result.output and "global-max" in result.output
+    assert prompts.for_kata(catalog.find("02")).fixes["global-max"] in result.output
+
+
+def test_file_with_any_name_anywhere(workspace, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("elsewhere")
+    attempt = folder / "my-try.v2.py"
+    shutil.copy(next((CORRECT / "scores").glob("*.py")), attempt)
+    result = run("check", "01", "--file", str(attempt), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["file"] == str(attempt)
+
+
+def test_check_all(workspace):
+    solve(workspace, "01")
+    result = run("check", "--all", "--json")
+    reports = json.loads(result.output)["katas"]
+    assert [r["kata"] for r in reports] == [k.id for k in catalog.all_katas()]
+    assert reports[0]["status"] == "passed" and reports[1]["status"] == "not-started"
+    assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("args, words", [
+    (["check", "07"], "unknown kata '07'"),
+    (["check", "nope"], "unknown kata 'nope'"),
+    (["check", "01", "--file", "missing.py"], "no such file: missing.py"),
+    (["check"], "give one kata ID"),
+    (["hint", "99"], "unknown kata"),
+])
+def test_usage_mistakes_are_one_line_and_exit_2(workspace, args, words):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert words in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_missing_learner_file_is_a_usage_mistake(workspace):
+    (workspace / "katas" / "01_scores.py").unlink()
+    result = run("check", "01")
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_list_shows_status(workspace):
+    solve(workspace, "01")
+    run("check", "01")
+    run("check", "02")
+    rows = {row["id"]: row for row in json.loads(run("list", "--json").output)}
+    assert rows["01"]["status"] == "passed" and rows["02"]["status"] == "not-started"
+    assert rows["01"]["title"] == prompts.for_kata(catalog.find("01")).title
+    text = run("list").output
+    assert "scores" in text and "passed" in text
+
+
+def test_hints_are_revealed_one_level_at_a_time(workspace):
+    hints = prompts.for_kata(catalog.find("02")).hints
+    first = run("hint", "02").output
+    assert hints[0] in first and hints[1] not in first
+    second = run("hint", "02").output
+    assert hints[0] in second and hints[1] in second and hints[2] not in second
+    for _ in hints:
+        last = run("hint", "02").output
+    assert all(hint in last for hint in hints) and "last hint" in last
+
+
+def test_solution_asks_before_a_pass(workspace):
+    reference = catalog.find("01").solution_path.read_text()
+    refused = run("solution", "01", input="n\n")
+    assert refused.exit_code == 1 and reference not in refused.output
+    accepted = run("solution", "01", input="y\n")
+    assert accepted.exit_code == 0 and reference in accepted.output
+
+
+def test_solution_after_a_pass_needs_no_confirmation(workspace):
+    solve(workspace, "01")
+    run("check", "01")
+    result = run("solution", "01")
+    assert result.exit_code == 0 and "def attention_scores" in result.output
+
+
+def test_reset_restores_the_stub_and_keeps_a_backup(workspace):
+    path = workspace / "katas" / "02_softmax.py"
+    path.write_text("my attempt\n")
+    result = run("reset", "02")
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == catalog.find("02").stub_path.read_text()
+    backups = list((workspace / ".kata" / "backups").glob("02_softmax.*.py"))
+    assert [b.read_text() for b in backups] == ["my attempt\n"]
+
+
+def test_corrupted_progress_warns_and_is_rebuilt(workspace):
+    (workspace / ".kata").mkdir()
+    (workspace / ".kata" / "progress.json").write_text("{not json")
+    result = CliRunner().invoke(cli, ["check", "01"])
+    assert "warning:" in result.output and "Traceback" not in result.output
+    assert json.loads((workspace / ".kata" / "progress.json").read_text())["katas"]["01"]["attempts"] == 1
+
+
+def test_no_color_means_no_escape_codes(workspace):
+    result = CliRunner().invoke(cli, ["check", "01"], color=True)
+    assert "\x1b[" not in result.output

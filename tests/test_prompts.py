@@ -1,0 +1,54 @@
+"""prompts.yaml is data: it validates, it covers every kata, and bad files fail with a clear message."""
+
+import pytest
+import yaml
+
+from checker import catalog, prompts
+from checker.testkit import variants_in
+
+
+def test_the_shipped_file_validates_and_covers_every_kata():
+    loaded = prompts.load()
+    assert set(loaded) == {kata.slug for kata in catalog.all_katas()}
+    for entry in loaded.values():
+        assert len(entry.hints) >= 3
+
+
+@pytest.mark.parametrize("kata", catalog.all_katas(), ids=str)
+def test_every_bug_the_hidden_tests_name_has_a_fix(kata):
+    hidden = kata.hidden()
+    named = {f.variant_of for f in variants_in(vars(hidden))}
+    named |= {getattr(f, "bug") for f in vars(hidden).values() if callable(f) and getattr(f, "bug", None)}
+    assert named <= set(prompts.for_kata(kata).fixes)
+
+
+def _write(tmp_path, data):
+    path = tmp_path / "prompts.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+GOOD = {"title": "T", "brief": "B", "hints": ["1", "2", "3"], "bugs": {"some-bug": {"fix": "do this"}}}
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"katas": {"scores": GOOD}}, "format_version: expected 1"),
+    ({"format_version": 1, "katas": {"scores": GOOD}, "extra": 1}, "unknown keys ['extra']"),
+    ({"format_version": 1, "katas": {"scores": {**GOOD, "colour": "red"}}}, "katas.scores: unknown keys ['colour']"),
+    ({"format_version": 1, "katas": {"scores": {**GOOD, "hints": ["1", "2"]}}}, "katas.scores.hints"),
+    ({"format_version": 1, "katas": {"scores": {**GOOD, "title": ""}}}, "katas.scores.title"),
+    ({"format_version": 1, "katas": {"scores": {**GOOD, "bugs": {"x": {"fixx": "y"}}}}}, "katas.scores.bugs.x"),
+    ({"format_version": 1, "katas": {"no-such-kata": GOOD}}, "katas.no-such-kata: no such kata"),
+])
+def test_bad_files_name_the_file_and_the_entry(tmp_path, data, words):
+    path = _write(tmp_path, data)
+    with pytest.raises(prompts.PromptsError) as error:
+        prompts.load(path)
+    assert str(path) in str(error.value) and words in str(error.value)
+
+
+def test_unreadable_yaml_is_a_clear_error(tmp_path):
+    path = tmp_path / "prompts.yaml"
+    path.write_text("katas: [unclosed")
+    with pytest.raises(prompts.PromptsError, match="cannot read it"):
+        prompts.load(path)
