@@ -69,12 +69,63 @@ def _distinct(failures):
 def _failure_lines(test, file, prompts):
     mark = click.style(_MARK.get(test.outcome, "✗"), fg="red")
     lines = [f"{mark} {click.style(test.name, bold=True)}: {test.message}"]
+    if test.picture is not None:
+        lines += ["    " + line for line in grid_lines(test.picture)]
     for line, function, code in test.where[-3:]:
         lines.append(f"    at {file}:{line} in {function}: {code}")
     if test.bug:
         fix = prompts.fixes.get(test.bug) if prompts else None
         lines.append("    -> " + click.style(test.bug, fg="magenta", bold=True) + (f". Fix: {fix}" if fix else ""))
     return lines
+
+
+GRID_MAX = 8  # bigger tables are described, not drawn
+_CELL = 6
+
+
+def grid_lines(grid):
+    """The learner's weights beside the expected ones, one row per query, with each row's sum.
+
+    Blocked cells show `·` (a blocked cell that got weight shows its value); a cell that differs from
+    the expected one is marked `*` and coloured, so the picture survives NO_COLOR.
+    """
+    import numpy as np
+
+    got, want = np.asarray(grid.got, np.float64), np.asarray(grid.want, np.float64)
+    if got.shape != want.shape or got.ndim != 2 or max(got.shape) > GRID_MAX:
+        return []
+    allowed = np.ones(got.shape, bool) if grid.allowed is None else np.broadcast_to(grid.allowed, got.shape)
+    with np.errstate(invalid="ignore"):
+        differs = ~(np.isclose(got, want, rtol=1e-3, atol=1e-3) | (np.isnan(got) & np.isnan(want)))
+    keys = "".join(f"{'k' + str(j):>{_CELL}}" for j in range(got.shape[1])) + "    sum"
+    width = len(keys) + 4
+    lines = [f"{'    ' + grid.title + ': yours':<{width}}   expected", f"    {keys}   {'':4}{keys}"]
+    for i in range(got.shape[0]):
+        mine = "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
+        right = "".join(_cell(want[i, j], allowed[i, j], False) for j in range(got.shape[1]))
+        lines.append(f"q{i:<3}{mine}{_sum(got[i], want[i])}   q{i:<3}{right}{_sum(want[i], want[i])}")
+    return lines
+
+
+def _cell(value, allowed, differs):
+    if not allowed and value == 0:
+        text = "·"
+    elif value != value:  # NaN
+        text = "nan"
+    else:
+        text = f"{value:.2f}"
+    text = f"{text}{'*' if differs else ' '}"
+    text = f"{text:>{_CELL}}"
+    return click.style(text, fg="red", bold=True) if differs else text
+
+
+def _sum(row, right_row):
+    import numpy as np
+
+    total = np.sum(row)
+    text = f"{total:7.2f}"
+    wrong = not np.isclose(total, np.sum(right_row), atol=1e-3) and not (np.isnan(total) and np.isnan(np.sum(right_row)))
+    return click.style(text, fg="red", bold=True) if wrong else text
 
 
 def list_text(rows):

@@ -20,6 +20,7 @@ class TestOutcome:
     message: str = ""
     exact: bool = False  # the output equals a known buggy variant's, not just a symptom
     where: list = field(default_factory=list)  # learner file lines: [line, function, code]
+    picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
 
     def to_json(self):
         return {"name": self.name, "outcome": self.outcome, "bug": self.bug, "message": self.message}

@@ -54,6 +54,8 @@ class LearnerFunction:
         result = reply[0] if return_args else reply
         if isinstance(result, Handle):
             result = LearnerObject(self._sandbox, result)
+        elif _has_nonfinite(result):
+            self._sandbox.last_nonfinite_call = (self.name, sent, kwargs, self.target)
         return (result, reply[1]) if return_args else result
 
     def describe(self, *args, **kwargs):
@@ -62,6 +64,13 @@ class LearnerFunction:
         named = dict(zip(self.params, args)) if len(self.params) >= len(args) else {
             f"arg{i}": arg for i, arg in enumerate(args)}
         return call_text(self.name, **named, **kwargs)
+
+
+def _has_nonfinite(result):
+    import numpy as np
+
+    parts = result if isinstance(result, tuple) else (result,)
+    return any(isinstance(p, np.ndarray) and p.dtype.kind == "f" and not np.isfinite(p).all() for p in parts)
 
 
 class Learner:
@@ -135,7 +144,10 @@ def run_test(test, name, fixtures):
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
     except Failure as failure:
-        return TestOutcome(name, "failed", failure.bug, failure.message, failure.exact)
+        outcome = TestOutcome(name, "failed", failure.bug, failure.message, failure.exact, picture=failure.picture)
+        if failure.nonfinite:
+            _trace_nonfinite(outcome, fixtures["kata"]._sandbox)
+        return outcome
     except LearnerError as error:
         call = getattr(error, "call", "the code")
         if error.not_implemented:
@@ -150,6 +162,20 @@ def run_test(test, name, fixtures):
             raise
         return TestOutcome(name, "failed", message=f"could not check the result: {type(error).__name__}: {error}")
     return TestOutcome(name, "passed")
+
+
+def _trace_nonfinite(outcome, sandbox):
+    """Say which line of the learner's file made the first NaN or inf of the failing call."""
+    call = getattr(sandbox, "last_nonfinite_call", None)
+    if call is None:
+        return
+    try:
+        trace = sandbox.trace(*call)
+    except SandboxError:
+        return
+    if trace:
+        line, function, code = trace["frames"][-1]
+        outcome.message += f"; the first NaN/inf came from line {line} ({function}): {code}  -> {trace['message']}"
 
 
 def _load_failure(error):

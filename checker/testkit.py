@@ -6,17 +6,34 @@ It raises `Failure` with a message that says the call, what came back, what was 
 when it can tell, which catalogued bug that points to.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
 
-    def __init__(self, message, bug=None, exact=False):
+    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None):
         super().__init__(message)
         self.message = message
         self.bug = bug
         self.exact = exact  # the learner's output equals the buggy variant's
+        self.nonfinite = nonfinite  # the output holds NaN or inf where it must not: trace where it came from
+        self.picture = picture  # a WeightGrid worth drawing
+
+
+@dataclass
+class WeightGrid:
+    """A small table of attention weights worth drawing next to the right one: one row per query.
+
+    `allowed` (bool, same shape) marks the keys each query may see; None when nothing is masked.
+    """
+
+    got: np.ndarray
+    want: np.ndarray
+    allowed: np.ndarray | None = None
+    title: str = "weights"
 
 
 def bug(bug_id):
@@ -50,7 +67,8 @@ def show(value, digits=3):
     """A short, readable form of an argument or a result."""
     if isinstance(value, np.ndarray):
         if value.size <= 12:
-            return np.array2string(np.round(value, digits) if value.dtype.kind == "f" else value,
+            rounded = np.round(value.astype(np.float64), digits) if value.dtype.kind == "f" else value
+            return np.array2string(rounded,
                                    separator=", ", suppress_small=True).replace("\n", "")
         return f"array{value.shape} {value.dtype}"
     text = repr(value)
@@ -130,10 +148,11 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=()):
         detail = f"returned {show(got)}, expected {show(want)}"
     else:
         detail = f"returned wrong values {first_difference(got, want, rtol, atol)}"
+    nonfinite = got.shape == want.shape and bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         bug_id, reason = matched
-        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True)
-    raise Failure(f"{call} {detail}" + (f": {why}" if why else ""), bug)
+        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite)
+    raise Failure(f"{call} {detail}" + (f": {why}" if why else ""), bug, nonfinite=nonfinite)
 
 
 def scale_between(got, reference):

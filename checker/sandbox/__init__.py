@@ -97,17 +97,20 @@ class Sandbox:
         With `return_args`, return `(result, args_after_the_call)`, to see what the call changed.
         """
         wire = self._codec()
-        blobs = []
-        request = {"op": "call", "target": None if target is None else target.id, "name": name,
-                   "args": wire.encode(tuple(args), blobs)["t"],
-                   "kwargs": {key: wire.encode(value, blobs) for key, value in (kwargs or {}).items()},
-                   "return_args": return_args}
-        reply, reply_blobs = self._ask(request, blobs)
+        reply, reply_blobs = self._ask(*self._call_request("call", name, args, kwargs, target, return_args))
         try:
             result = wire.decode(reply["ok"], reply_blobs)
             return (result, wire.decode(reply["args"], reply_blobs)) if return_args else result
         except (ValueError, TypeError, KeyError, AttributeError, EOFError):
             raise self._garbage() from None
+
+    def trace(self, name, args=(), kwargs=None, target=None):
+        """Repeat a call with floating-point errors raised: where the first NaN or inf came from.
+
+        {"frames": [[line, function, code]], "message": "invalid value encountered in divide"} or None.
+        """
+        reply, _ = self._ask(*self._call_request("trace", name, args, kwargs, target))
+        return reply.get("trace")
 
     def output(self, limit=2000):
         """What the learner's code printed (the first `limit` characters)."""
@@ -143,6 +146,15 @@ class Sandbox:
         self.close()
 
     # --- plumbing ------------------------------------------------------------------------------
+
+    def _call_request(self, op, name, args, kwargs, target, return_args=False):
+        """The request for a call (or its trace), and the arrays it carries."""
+        wire, blobs = self._codec(), []
+        request = {"op": op, "target": None if target is None else target.id, "name": name,
+                   "args": wire.encode(tuple(args), blobs)["t"],
+                   "kwargs": {key: wire.encode(value, blobs) for key, value in (kwargs or {}).items()},
+                   "return_args": return_args}
+        return request, blobs
 
     def _codec(self):
         if self._wire is None:

@@ -120,6 +120,20 @@ def _error(exc, path):
     return {"type": name, "message": message, "frames": frames}
 
 
+def _trace(run, path):
+    """Run a call again with floating-point errors raised: where in the learner's file the first
+    NaN or inf was made, as {"frames", "message"}, or None."""
+    try:
+        with np.errstate(over="raise", invalid="raise", divide="raise"):
+            run()
+    except FloatingPointError as error:
+        frames = _learner_frames(error.__traceback__, path)
+        return {"frames": frames, "message": str(error)} if frames else None
+    except BaseException:  # noqa: BLE001 - any other failure: nothing to trace
+        return None
+    return None
+
+
 def _load(path):
     from importlib.machinery import SourceFileLoader
     from importlib.util import module_from_spec, spec_from_loader
@@ -174,6 +188,8 @@ def _serve(requests, replies, path):
                 module = _load(path)
                 names = request["names"]
                 reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))]}
+            elif request["op"] == "trace":
+                reply = {"ok": None, "trace": _trace(lambda: call(request, blobs), path)}
             else:
                 result, args = call(request, blobs)
                 reply = {"ok": encode(result, reply_blobs, register)}
