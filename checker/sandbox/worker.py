@@ -151,14 +151,23 @@ def _limit(memory_mb, cpu_seconds, output_bytes):
         import resource
     except ImportError:  # not POSIX: the parent's wall-clock limit still holds
         return
-    with open("/proc/self/status") as status:  # the limit is on top of NumPy's own mappings
-        in_use = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
-    for limit, value in ((resource.RLIMIT_AS, in_use + memory_mb * 2**20),
-                         (resource.RLIMIT_CPU, cpu_seconds),
-                         (resource.RLIMIT_FSIZE, output_bytes)):
+    limits = [(resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_FSIZE, output_bytes)]
+    in_use = _address_space()
+    if in_use is not None:  # Linux; macOS does not enforce RLIMIT_AS anyway
+        limits.append((resource.RLIMIT_AS, in_use + memory_mb * 2**20))  # on top of NumPy's own mappings
+    for limit, value in limits:
         soft, hard = resource.getrlimit(limit)
         if hard == resource.RLIM_INFINITY or value < hard:
             resource.setrlimit(limit, (value, hard if hard != resource.RLIM_INFINITY else value))
+
+
+def _address_space():
+    """Bytes of address space this process maps now, or None where /proc cannot tell."""
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize"))
+    except (OSError, StopIteration, ValueError):
+        return None
 
 
 def _serve(requests, replies, path):

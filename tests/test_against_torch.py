@@ -1,0 +1,45 @@
+"""Every reference solution agrees with PyTorch's own attention on the same numbers.
+
+PyTorch is an optional extra (`pip install -e ".[torch]"`); without it these tests skip.
+"""
+
+import numpy as np
+import pytest
+
+from checker import catalog
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+
+def reference(slug):
+    return catalog.find(slug).reference()
+
+
+def tensor(array):
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("q_shape, k_shape", [((3, 4), (5, 4)), ((2, 3, 4, 8), (2, 3, 6, 8)), ((2, 3, 4, 6), (3, 5, 6))])
+def test_scores_match_torch(rng, q_shape, k_shape):
+    q, k = rng.normal(size=q_shape), rng.normal(size=k_shape)
+    expected = tensor(q) @ tensor(k).transpose(-2, -1) / np.sqrt(q.shape[-1])
+    np.testing.assert_allclose(reference("scores").attention_scores(q, k), expected.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1, -2])
+def test_softmax_matches_torch(rng, axis):
+    x = rng.normal(size=(3, 4, 5)) * 50
+    x[0, 1, 2] = -np.inf
+    expected = torch.softmax(tensor(x), dim=axis).numpy()
+    np.testing.assert_allclose(reference("softmax").softmax(x, axis), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_softmax_large_scores_match_torch():
+    x = np.array([[1e4, 1e4 - 1, 1e4 - 3], [-1e4, 0.0, 1e4], [-1000.0, -1001.0, -1003.0]])
+    np.testing.assert_allclose(reference("softmax").softmax(x), torch.softmax(tensor(x), -1).numpy(), atol=1e-15)
