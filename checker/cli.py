@@ -133,6 +133,10 @@ def _record(workspace, results):
     record = _progress(workspace)
     for result in results:
         record.record_check(result.kata, result.status.value)
+    _save(record)
+
+
+def _save(record):
     try:
         record.save()
     except OSError as error:
@@ -160,7 +164,7 @@ def hint(kata_key):
         _echo(f"That was the last hint. The reference is one `kata solution {kata.id}` away.")
     else:
         _echo(f"Run `kata hint {kata.id}` again for the next one.")
-    record.save()
+    _save(record)
 
 
 @cli.command()

@@ -1,0 +1,88 @@
+"""The learner's module as hidden tests see it: `kata.softmax(x)` looks local and runs in the sandbox."""
+
+from checker.sandbox import LearnerError
+
+
+class Session:
+    """One sandbox, and what the tests may want to ask it again."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.last_nonfinite_call = None  # (name, args, kwargs, target) of the last result holding NaN or inf
+
+    def trace_last_nonfinite(self):
+        """Where in the learner's file the last NaN-holding result got its first NaN or inf, or None."""
+        if self.last_nonfinite_call is None:
+            return None
+        return self.sandbox.trace(*self.last_nonfinite_call)
+
+
+class Learner:
+    def __init__(self, session, api):
+        self._session, self._api = session, api
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return LearnerFunction(self._session, name, self._api.get(name, ()))
+
+
+class LearnerObject:
+    """An object living in the sandbox (a learner's `KVCache`): its methods run there too."""
+
+    def __init__(self, session, handle):
+        self._session, self._handle = session, handle
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return LearnerFunction(self._session, name, target=self._handle)
+
+    def __len__(self):
+        return LearnerFunction(self._session, "__len__", target=self._handle)()
+
+    def __repr__(self):
+        return f"<learner object #{self._handle.id}>"
+
+
+class LearnerFunction:
+    def __init__(self, session, name, params=(), target=None):
+        self._session, self.name, self.params, self.target = session, name, params, target
+
+    def __call__(self, *args, **kwargs):
+        return self._run(args, kwargs, return_args=False)
+
+    def keeping_args(self, *args, **kwargs):
+        """`(result, args)`, the arguments as they were after the call (to see what it changed)."""
+        return self._run(args, kwargs, return_args=True)
+
+    def describe(self, *args, **kwargs):
+        """The call as text, with the parameter names of the kata's API."""
+        from checker.testkit import call_text
+
+        named = dict(zip(self.params, args)) if len(self.params) >= len(args) else {
+            f"arg{i}": arg for i, arg in enumerate(args)}
+        return call_text(self.name, **named, **kwargs)
+
+    def _run(self, args, kwargs, return_args):
+        from checker.sandbox.worker import Handle
+
+        sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        try:
+            reply = self._session.sandbox.call(self.name, sent, kwargs, self.target, return_args)
+        except LearnerError as error:
+            error.call = self.describe(*args, **kwargs)
+            raise
+        result = reply[0] if return_args else reply
+        if isinstance(result, Handle):
+            result = LearnerObject(self._session, result)
+        elif _has_nonfinite(result):
+            self._session.last_nonfinite_call = (self.name, sent, kwargs, self.target)
+        return (result, reply[1]) if return_args else result
+
+
+def _has_nonfinite(result):
+    import numpy as np
+
+    parts = result if isinstance(result, tuple) else (result,)
+    return any(isinstance(p, np.ndarray) and p.dtype.kind == "f" and not np.isfinite(p).all() for p in parts)
