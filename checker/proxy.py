@@ -56,6 +56,16 @@ class LearnerFunction:
         """`(result, args)`, the arguments as they were after the call (to see what it changed)."""
         return self._run(args, kwargs, return_args=True)
 
+    def measuring(self, *args, counted=(), **kwargs):
+        """`(result, work)`: the call, with the work done with the arguments at `counted` (see Sandbox.measure)."""
+        sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        try:
+            result, work = self._session.sandbox.measure(self.name, sent, kwargs, self.target, counted)
+        except LearnerError as error:
+            error.call = self.describe(*args, **kwargs)
+            raise
+        return result, work
+
     def describe(self, *args, **kwargs):
         """The call as text, with the parameter names of the kata's API."""
         from checker.testkit import call_text

@@ -104,6 +104,21 @@ class Sandbox:
         except (ValueError, TypeError, KeyError, AttributeError, EOFError):
             raise self._garbage() from None
 
+    def measure(self, name, args=(), kwargs=None, target=None, counted=()):
+        """Call, counting the work done with the arguments at positions `counted` (weights).
+
+        Returns (result, {"weight_work": multiply-adds with those weights, "peak_bytes": the most
+        memory the call held at once}): deterministic measures of cost, where a stopwatch is not.
+        """
+        wire = self._codec()
+        request, blobs = self._call_request("call", name, args, kwargs, target)
+        request["counted"] = list(counted)
+        reply, reply_blobs = self._ask(request, blobs)
+        try:
+            return wire.decode(reply["ok"], reply_blobs), reply["work"]
+        except (ValueError, TypeError, KeyError, AttributeError, EOFError):
+            raise self._garbage() from None
+
     def trace(self, name, args=(), kwargs=None, target=None):
         """Repeat a call with floating-point errors raised: where the first NaN or inf came from.
 

@@ -120,6 +120,57 @@ def _error(exc, path):
     return {"type": name, "message": message, "frames": frames}
 
 
+class Counted(np.ndarray):
+    """A weight matrix whose products are counted: multiply-adds with it add up in `Counted.work`.
+
+    Products are plain arrays again, so only work done with the weights themselves is counted: how
+    many rows a call projects, whatever order or form (`@`, einsum, dot, a slice per head) it uses.
+    """
+
+    work = 0
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [x.view(np.ndarray) if isinstance(x, Counted) else x for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, Counted) else x for x in kwargs["out"])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if ufunc is np.matmul and method == "__call__":
+            Counted._tally(*inputs)
+        return result
+
+    def __array_function__(self, func, types, args, kwargs):
+        operands = [x for x in args if isinstance(x, np.ndarray)]
+        if func in (np.dot, np.inner, np.tensordot, np.einsum, np.matmul, np.vdot):
+            Counted._tally(*operands)
+        plain = tuple(x.view(np.ndarray) if isinstance(x, Counted) else x for x in args)
+        result = func(*plain, **kwargs)
+        if func in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit):
+            return [part.view(Counted) for part in result]  # per-head slices of a weight stay counted
+        return result
+
+    @staticmethod
+    def _tally(*operands):
+        weights = [x for x in operands if isinstance(x, Counted)]
+        others = [x for x in operands if isinstance(x, np.ndarray) and not isinstance(x, Counted)]
+        if weights and others:  # an input times a weight: its rows times the weight's size
+            weight = weights[0]
+            Counted.work += int(others[0].size // max(weight.shape[0], 1)) * int(weight.size)
+
+
+def _measured(run):
+    """Run a call, and return (result, {"weight_work", "peak_bytes"}) for kata 05's cost checks."""
+    import tracemalloc
+
+    Counted.work = 0
+    tracemalloc.start()
+    try:
+        result = run()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, {"weight_work": Counted.work, "peak_bytes": peak}
+
+
 def _trace(run, path):
     """Run a call again with floating-point errors raised: where in the learner's file the first
     NaN or inf was made, as {"frames", "message"}, or None."""
@@ -177,6 +228,8 @@ def _serve(requests, replies, path):
     def call(request, blobs):
         target = module if request["target"] is None else objects[request["target"]]
         args = [decode(arg, blobs, objects.__getitem__) for arg in request["args"]]
+        for index in request.get("counted", ()):  # weights whose products are counted
+            args[index] = args[index].view(Counted)
         kwargs = {key: decode(value, blobs, objects.__getitem__) for key, value in request["kwargs"].items()}
         name = request["name"]
         result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
@@ -199,6 +252,9 @@ def _serve(requests, replies, path):
                 reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))]}
             elif request["op"] == "trace":
                 reply = {"ok": None, "trace": _trace(lambda: call(request, blobs), path)}
+            elif request.get("counted") is not None:
+                (result, args), work = _measured(lambda: call(request, blobs))
+                reply = {"ok": encode(result, reply_blobs, register), "work": work}
             else:
                 result, args = call(request, blobs)
                 reply = {"ok": encode(result, reply_blobs, register)}
