@@ -1,0 +1,530 @@
+"""Hidden tests for kata 04: split_heads, merge_heads and multi_head_attention.
+
+Shapes are chosen so the classic bugs cannot hide: b > 1 and b != h (heads folded in the wrong order
+mix examples, and change the shape), h > 1, n != h, d_head != n, n != d_model; weights are random, not
+symmetric, and scaled so the softmax is far from one-hot (a wrong scale changes the weights). Split and
+merge are checked on their own and again through multi_head_attention, which may have inlined them.
+"""
+
+import numpy as np
+
+from checker.sandbox import LearnerError
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_shape, show, \
+    tolerance, variant
+
+API = {"split_heads": ("x", "n_heads"), "merge_heads": ("x",),
+       "multi_head_attention": ("x", "w_q", "w_k", "w_v", "w_o", "n_heads", "causal")}
+WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
+
+
+# --- the right layout, and what the catalogued bugs do to it ---------------------------------------
+
+def _split(x, n_heads):
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, n, d_head)
+
+
+def _merge(x):
+    b, h, n, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, n, h * d_head)  # (b, n, d_model)
+
+
+@variant("reshape-without-transpose")
+def _split_by_reshape(x, n_heads):
+    """a reshape straight to (b, h, n, d_head) keeps the memory order, so each head's rows are chunks of
+    other tokens: reshape to (b, n, h, d_head), THEN swap the heads and tokens axes"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n_heads, n, d_model // n_heads)
+
+
+@variant("heads-interleaved")
+def _split_strided(x, n_heads):
+    """head i got the strided channels i, i+h, i+2h, ... (a reshape to (b, n, d_head, h)); head i owns
+    the contiguous channels [i*d_head, (i+1)*d_head)"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, d_model // n_heads, n_heads).transpose(0, 3, 1, 2)
+
+
+@variant("heads-batch-order")
+def _split_heads_first(x, n_heads):
+    """the heads were folded in front of the batch axis, (h, b), then read back as (b, h): examples are
+    mixed"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(2, 0, 1, 3).reshape(b, n_heads, n, -1)
+
+
+@variant("heads-batch-order")
+def _split_heads_axis_first(x, n_heads):
+    """the heads axis came in front of the batch axis: (h, b, n, d_head) instead of (b, h, n, d_head)"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(2, 0, 1, 3)
+
+
+@variant("merge-without-transpose")
+def _merge_by_reshape(x):
+    """a reshape straight from (b, h, n, d_head) to (b, n, d_model) puts whole heads where tokens belong:
+    swap the heads and tokens axes back, (b, n, h, d_head), THEN reshape"""
+    b, h, n, d_head = x.shape
+    return x.reshape(b, n, h * d_head)
+
+
+@variant("heads-interleaved")
+def _merge_strided(x):
+    """head i was written to the strided channels i, i+h, i+2h, ...; it owns the contiguous channels
+    [i*d_head, (i+1)*d_head)"""
+    b, h, n, d_head = x.shape
+    return x.transpose(0, 2, 3, 1).reshape(b, n, h * d_head)
+
+
+@variant("heads-batch-order")
+def _merge_heads_first(x):
+    """the heads were unfolded as if they came before the batch axis, (h, b): examples are mixed"""
+    b, h, n, d_head = x.shape
+    return x.reshape(h, b, n, d_head).transpose(1, 2, 0, 3).reshape(b, n, h * d_head)
+
+
+@variant("heads-batch-order")
+def _merge_heads_axis_first(x):
+    """the input was read as (h, b, n, d_head), heads before the batch axis; it is (b, h, n, d_head)"""
+    h, b, n, d_head = x.shape
+    return x.transpose(1, 2, 0, 3).reshape(b, n, h * d_head)
+
+
+SPLIT_VARIANTS = [_split_by_reshape, _split_strided, _split_heads_first, _split_heads_axis_first]
+MERGE_VARIANTS = [_merge_by_reshape, _merge_strided, _merge_heads_first, _merge_heads_axis_first]
+
+
+# --- multi-head attention, right and wrong ------------------------------------------------------------
+
+def _softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=_split, merge=_merge, scale_by=None,
+               w_in=lambda w: w, w_out=lambda w: w, project=True):
+    """Multi-head attention with one of its steps swapped for a buggy one."""
+    b, n, d_model = x.shape
+    q, k, v = (split(x @ w_in(w), n_heads) for w in (w_q, w_k, w_v))  # (b, h, n, d_head)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(scale_by or d_model // n_heads)  # (b, h, n, n)
+    if causal:
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+    heads = merge(_softmax(scores) @ v)  # (b, n, d_model)
+    return heads @ w_out(w_o) if project else heads
+
+
+@variant("reshape-without-transpose")
+def _mha_split_by_reshape(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """q, k and v were split by a reshape straight to (b, h, n, d_head), which mixes tokens across heads:
+    reshape to (b, n, h, d_head), THEN transpose"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_by_reshape)
+
+
+@variant("reshape-without-transpose")
+def _mha_reshape_both_ways(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """q, k and v were split by a reshape straight to (b, h, n, d_head), which mixes tokens across heads
+    (reshaping back afterwards does not unmix them): reshape to (b, n, h, d_head), THEN transpose"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_by_reshape, merge=_merge_by_reshape)
+
+
+@variant("merge-without-transpose")
+def _mha_merge_by_reshape(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were merged by a reshape straight from (b, h, n, d_head) to (b, n, d_model), which puts
+    whole heads where tokens belong: transpose to (b, n, h, d_head), THEN reshape"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_by_reshape)
+
+
+@variant("heads-interleaved")
+def _mha_strided_both_ways(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """each head worked on the strided channels i, i+h, i+2h, ... (a reshape to (b, n, d_head, h)); head i
+    owns the contiguous channels [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_strided, merge=_merge_strided)
+
+
+@variant("heads-interleaved")
+def _mha_split_strided(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the split gave head i the strided channels i, i+h, i+2h, ...; head i owns the contiguous channels
+    [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_strided)
+
+
+@variant("heads-interleaved")
+def _mha_merge_strided(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the merge wrote head i to the strided channels i, i+h, i+2h, ...; head i owns the contiguous
+    channels [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_strided)
+
+
+@variant("heads-batch-order")
+def _mha_split_heads_first(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were folded in front of the batch axis, (h, b), and read back as (b, h): each example's
+    output holds heads of other examples"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_heads_first)
+
+
+@variant("heads-batch-order")
+def _mha_merge_heads_first(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were merged as if they came before the batch axis, (h, b): each example's output holds
+    heads of other examples"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_heads_first)
+
+
+@variant("scale-by-d-model")
+def _mha_scale_by_d_model(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the scores were divided by sqrt(d_model); each head's keys have d_head = d_model / h channels, so
+    divide by sqrt(d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, scale_by=x.shape[-1])
+
+
+@variant("missing-output-projection")
+def _mha_without_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """this is the merged heads before the output projection: W_O was never applied"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, project=False)
+
+
+@variant("weight-orientation")
+def _mha_transposed_weights(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """every weight was used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose, w_out=np.transpose)
+
+
+@variant("weight-orientation")
+def _mha_transposed_qkv(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """w_q, w_k and w_v were used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose)
+
+
+@variant("weight-orientation")
+def _mha_transposed_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """w_o was used as heads @ w_o.T, an (out, in) matrix; here W is (in, out): heads @ w_o"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_out=np.transpose)
+
+
+@variant("causal-ignored")
+def _mha_never_masks(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """no causal mask was applied although causal=True (the default): query i must see keys 0..i only"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False)
+
+
+@variant("causal-ignored")
+def _mha_always_masks(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the causal mask was applied although causal=False: every query must see every key"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True)
+
+
+MHA_VARIANTS = [_mha_split_by_reshape, _mha_reshape_both_ways, _mha_merge_by_reshape, _mha_strided_both_ways,
+                _mha_split_strided, _mha_merge_strided, _mha_split_heads_first, _mha_merge_heads_first,
+                _mha_scale_by_d_model, _mha_without_w_o, _mha_transposed_weights, _mha_transposed_qkv,
+                _mha_transposed_w_o, _mha_never_masks, _mha_always_masks]
+
+
+# --- running and comparing ----------------------------------------------------------------------
+
+def _inputs(rng, b, n, d_model):
+    """x and four weights: random, not symmetric, scaled so each score has a spread near 1."""
+    x = rng.normal(size=(b, n, d_model))
+    return x, tuple(rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in WEIGHT_NAMES)
+
+
+def _same(got, want):
+    return got.shape == want.shape and close(got, want, *tolerance(got, want)).all()
+
+
+def _each_origin(source, piece, rtol, atol):
+    """`x[0, 0, 0, 0], x[0, 1, 0, 0], ...`: where each number of a short piece sits; else the numbers."""
+    places = [np.flatnonzero(close(source.ravel(), value, rtol, atol)) for value in piece]
+    if len(piece) > 4 or any(len(found) != 1 for found in places):
+        return show(piece)
+    indices = (np.unravel_index(int(found[0]), source.shape) for found in places)
+    return ", ".join("x[" + ", ".join(str(int(i)) for i in index) + "]" for index in indices)
+
+
+def _origin(source, piece, rtol, atol):
+    """Where in `source` the numbers of `piece` sit, as `x[0, 1, 4:8]`; else each number's place, or the numbers."""
+    flat = source.ravel()
+    starts = np.flatnonzero(close(flat, piece[0], rtol, atol))
+    step = 1
+    if len(piece) > 1 and len(starts) == 1:
+        steps = np.flatnonzero(close(flat, piece[1], rtol, atol)) - starts[0]
+        step = int(steps[0]) if len(steps) == 1 else 0
+    if len(starts) != 1 or step < 1:
+        return _each_origin(source, piece, rtol, atol)
+    *row, first = (int(i) for i in np.unravel_index(int(starts[0]), source.shape))
+    last = first + step * (len(piece) - 1)
+    if last >= source.shape[-1] or not close(flat[starts[0]:starts[0] + step * len(piece):step], piece,
+                                             rtol, atol).all():
+        return _each_origin(source, piece, rtol, atol)
+    if step == 1 and first == 0 and len(piece) == source.shape[-1] and source.ndim == 4:
+        example, head, token = row  # a whole row of heads (b, h, n, d_head)
+        return f"x[{example}, {head}, {token}] (head {head} of token {token}, example {example})"
+    if step == 1:
+        channels = f"{first}:{last + 1}"
+    else:
+        channels = f"{first}:{'' if last + step >= source.shape[-1] else last + 1}:{step}"
+    return "x[" + ", ".join([str(i) for i in row] + [channels]) + "]"
+
+
+def _compare_layout(got, want, call, source, suspects, piece_name):
+    """split and merge only move numbers: say where the first misplaced piece came from, and why.
+
+    `piece_name(index, d_head)` names a piece of the result and its verb: "head 1 of token 0 (example 0) holds".
+    """
+    rtol, atol = tolerance(got, source)
+    if got.shape == want.shape and close(got, want, rtol, atol).all():
+        return
+    if got.shape != want.shape:
+        expect_close(got, want, call, suspects, inputs=(source,))  # a variant that changes the shape, or none
+    d_head = source.shape[-1] if source.ndim == 4 else want.shape[-1]
+    got_pieces = got.reshape(*got.shape[:-1], -1, d_head)
+    want_pieces = want.reshape(*want.shape[:-1], -1, d_head)
+    wrong = ~close(got_pieces, want_pieces, rtol, atol).all(axis=-1)
+    index = tuple(int(i) for i in np.argwhere(wrong)[0])
+    detail = (f"{piece_name(index, d_head)} {_origin(source, got_pieces[index], rtol, atol)}, "
+              f"expected {_origin(source, want_pieces[index], rtol, atol)}")
+    matched = suspects.match(got, want, rtol, atol)
+    if matched:
+        raise Failure(f"{call}: {detail}: {matched[1]}", matched[0], exact=True)
+    raise Failure(f"{call}: {detail}")
+
+
+def _head_piece(index, d_head):
+    example, head, token, _ = index
+    return f"head {head} of token {token} (example {example}) holds"
+
+
+def _token_piece(index, d_head):
+    example, token, head = index
+    return f"channels {head * d_head}:{(head + 1) * d_head} of token {token} (example {example}) hold"
+
+
+def _check_split(kata, ref, x, n_heads):
+    call = call_text("split_heads", x=x, n_heads=n_heads)
+    got = as_array(kata.split_heads(x, n_heads), call)
+    _compare_layout(got, ref.split_heads(x, n_heads), call, x, Suspects(SPLIT_VARIANTS, x, n_heads), _head_piece)
+
+
+def _check_merge(kata, ref, x):
+    call = call_text("merge_heads", x=x)
+    got = as_array(kata.merge_heads(x), call)
+    _compare_layout(got, ref.merge_heads(x), call, x, Suspects(MERGE_VARIANTS, x), _token_piece)
+
+
+def _run_mha(kata, ref, x, weights, n_heads, **causal):
+    """The learner's output, the right one (from float64), and the call as text."""
+    call = call_text("multi_head_attention", x=x, **dict(zip(WEIGHT_NAMES, weights)), n_heads=n_heads, **causal)
+    got = _one_array(kata.multi_head_attention(x, *weights, n_heads, **causal), call)
+    x64, weights64 = np.asarray(x, np.float64), [np.asarray(w, np.float64) for w in weights]
+    return got, ref.multi_head_attention(x64, *weights64, n_heads, **causal), call
+
+
+def _one_array(got, call):
+    """The output as an array; a tuple such as (output, weights) is named as what it is."""
+    if isinstance(got, (tuple, list)) and got and all(isinstance(item, np.ndarray) for item in got):
+        shapes = ", ".join(str(item.shape) for item in got)
+        raise Failure(f"{call} returned a {type(got).__name__} of {len(got)} arrays ({shapes}), expected one array "
+                      "(b, n, d_model): return the output alone")
+    return as_array(got, call)
+
+
+def _compare_mha(got, want, call, x, weights, n_heads, why="", **causal):
+    x64, weights64 = np.asarray(x, np.float64), [np.asarray(w, np.float64) for w in weights]
+    expect_close(got, want, call, Suspects(MHA_VARIANTS, x64, *weights64, n_heads, **causal), why=why,
+                 inputs=(x, *weights))
+
+
+def _expect_value_error(function, call, d_model, n_heads, *args):
+    """The learner must refuse a d_model that n_heads does not divide, with a ValueError that says so."""
+    reason = f"d_model = {d_model} is not divisible by n_heads = {n_heads}"
+    try:
+        got = function(*args)
+    except LearnerError as error:
+        if error.not_implemented:
+            raise
+        if error.type != "ValueError":
+            raise Failure(f"{call} raised {error}, expected ValueError: {reason}") from None
+        if error.message.startswith("cannot reshape"):
+            raise Failure(f"{call} raised NumPy's reshape error ({error.message}), expected a ValueError of your "
+                          f"own that says {reason}") from None
+        if not error.message.strip():
+            raise Failure(f"{call} raised ValueError without a message: say that {reason}") from None
+        return
+    shape = f"an array of shape {np.shape(got)}" if isinstance(got, np.ndarray) else show(got)
+    raise Failure(f"{call} returned {shape}, expected ValueError: {reason}")
+
+
+# --- split_heads and merge_heads --------------------------------------------------------------------
+
+def test_split_shape(kata, ref, rng):
+    x, n_heads = rng.normal(size=(2, 5, 12)), 3  # b=2, n=5, d_model=12, h=3, d_head=4
+    call = call_text("split_heads", x=x, n_heads=n_heads)
+    got = as_array(kata.split_heads(x, n_heads), call)
+    if got.shape == (3, 2, 5, 4):
+        raise Failure(f"{call} returned shape {got.shape}, expected (2, 3, 5, 4): the heads axis came in front "
+                      "of the batch axis", "heads-batch-order")
+    expect_shape(got, (2, 3, 5, 4), call, why="(b, h, n, d_head) with d_head = d_model // h")
+
+
+@bug("reshape-without-transpose")
+def test_split_heads(kata, ref, rng):
+    _check_split(kata, ref, rng.normal(size=(2, 5, 12)), 3)  # b=2, n=5, h=3, d_head=4
+
+
+@bug("heads-interleaved")
+def test_split_channels(kata, ref, rng):
+    _check_split(kata, ref, rng.normal(size=(2, 3, 8)), 4)  # d_head=2 != h=4: strided channels differ
+
+
+@bug("heads-batch-order")
+def test_split_examples(kata, ref, rng):
+    _check_split(kata, ref, rng.normal(size=(3, 4, 6)), 2)  # b=3 != h=2: folds in either order differ
+
+
+def test_merge_shape(kata, ref, rng):
+    x = rng.normal(size=(2, 3, 5, 4))  # (b, h, n, d_head)
+    call = call_text("merge_heads", x=x)
+    got = as_array(kata.merge_heads(x), call)
+    if got.shape != (2, 5, 12):
+        matched = Suspects(MERGE_VARIANTS, x).match(got, ref.merge_heads(x), *tolerance(got, x))
+        if matched:
+            raise Failure(f"{call} returned shape {got.shape}, expected (2, 5, 12): {matched[1]}", matched[0],
+                          exact=True)
+    expect_shape(got, (2, 5, 12), call, why="(b, n, d_model) with d_model = h * d_head")
+
+
+@bug("merge-without-transpose")
+def test_merge_heads(kata, ref, rng):
+    _check_merge(kata, ref, rng.normal(size=(2, 3, 5, 4)))  # b=2, h=3, n=5, d_head=4
+
+
+def test_round_trip(kata, rng):
+    x, n_heads = rng.normal(size=(3, 4, 6)), 2
+    call = f"merge_heads(split_heads(x {x.shape}, n_heads={n_heads}))"
+    back = as_array(kata.merge_heads(as_array(kata.split_heads(x, n_heads), call)), call)
+    expect_close(back, x, call, why="merge_heads must undo split_heads exactly", inputs=(x,))
+    y = rng.normal(size=(3, 2, 4, 3))
+    call = f"split_heads(merge_heads(x {y.shape}), n_heads=2)"
+    again = as_array(kata.split_heads(as_array(kata.merge_heads(y), call), 2), call)
+    expect_close(again, y, call, why="split_heads must undo merge_heads exactly", inputs=(y,))
+
+
+def test_split_indivisible(kata, rng):
+    x = rng.normal(size=(2, 5, 12))
+    _expect_value_error(kata.split_heads, call_text("split_heads", x=x, n_heads=5), 12, 5, x, 5)
+
+
+# --- multi_head_attention ------------------------------------------------------------------------------
+
+def test_mha_shape(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    got, want, call = _run_mha(kata, ref, x, weights, 3)
+    expect_shape(got, want.shape, call, why="the output has the input's shape, (b, n, d_model)")
+
+
+def test_mha_values(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 5, 12)  # h=3, d_head=4; causal left to its default, True
+    got, want, call = _run_mha(kata, ref, x, weights, 3)
+    _compare_mha(got, want, call, x, weights, 3)
+
+
+def test_mha_worked_example(kata, ref):
+    x = np.array([[[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]])  # the A/B/C tokens
+    weights = (np.eye(2),) * 4  # queries, keys and values are x itself, as in the seeds' example
+    got, want, call = _run_mha(kata, ref, x, weights, 1)
+    _compare_mha(got, want, call, x, weights, 1)
+
+
+@bug("merge-without-transpose")
+def test_mha_heads_stay_whole(kata, ref, rng):
+    x, weights = _inputs(rng, 3, 4, 6)  # h=2, d_head=3: split and merge checked again, maybe inlined
+    got, want, call = _run_mha(kata, ref, x, weights, 2, causal=True)
+    _compare_mha(got, want, call, x, weights, 2, causal=True)
+
+
+@bug("heads-batch-order")
+def test_mha_examples_independent(kata, ref, rng):
+    x, weights = _inputs(rng, 3, 5, 8)  # b=3 != h=2
+    got, want, call = _run_mha(kata, ref, x, weights, 2, causal=True)
+    other = x.copy()
+    other[1:] = rng.normal(size=other[1:].shape)
+    changed, _, _ = _run_mha(kata, ref, other, weights, 2, causal=True)
+    why = ""
+    if got.shape == changed.shape == want.shape and not _same(changed[0], got[0]):
+        why = "example 0's output changed when only examples 1 and 2 changed: examples must never mix"
+    _compare_mha(got, want, call, x, weights, 2, why=why, causal=True)
+
+
+@bug("scale-by-d-model")
+def test_mha_scale(kata, ref, rng):
+    x, weights = _inputs(rng, 3, 5, 8)  # h=4, d_head=2: sqrt(d_model) is twice sqrt(d_head)
+    got, want, call = _run_mha(kata, ref, x, weights, 4, causal=False)
+    _compare_mha(got, want, call, x, weights, 4, causal=False)
+
+
+@bug("missing-output-projection")
+def test_mha_output_projection(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 6, 9)  # h=3, d_head=3
+    got, want, call = _run_mha(kata, ref, x, weights, 3, causal=True)
+    _compare_mha(got, want, call, x, weights, 3, causal=True)
+
+
+@bug("weight-orientation")
+def test_mha_weight_orientation(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 5, 12)  # h=2, d_head=6; W != W.T
+    got, want, call = _run_mha(kata, ref, x, weights, 2, causal=True)
+    _compare_mha(got, want, call, x, weights, 2, causal=True)
+
+
+def _with_new_last_token(rng, x):
+    changed = x.copy()
+    changed[:, -1] = rng.normal(size=changed[:, -1].shape)
+    return changed
+
+
+@bug("causal-ignored")
+def test_mha_causal(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 6, 8)  # h=2, d_head=4
+    got, want, call = _run_mha(kata, ref, x, weights, 2, causal=True)
+    changed, _, _ = _run_mha(kata, ref, _with_new_last_token(rng, x), weights, 2, causal=True)
+    why = ""
+    if got.shape == changed.shape == want.shape and not _same(changed[:, :-1], got[:, :-1]):
+        why = "changing only the last token changed the outputs of earlier tokens: a query saw a later key"
+    _compare_mha(got, want, call, x, weights, 2, why=why, causal=True)
+
+
+@bug("causal-ignored")
+def test_mha_not_causal(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 6, 8)
+    got, want, call = _run_mha(kata, ref, x, weights, 2, causal=False)
+    changed, _, _ = _run_mha(kata, ref, _with_new_last_token(rng, x), weights, 2, causal=False)
+    why = ""
+    if got.shape == changed.shape == want.shape and _same(changed[:, 0], got[:, 0]):
+        why = "changing the last token left token 0's output as it was: with causal=False every token sees all"
+    _compare_mha(got, want, call, x, weights, 2, why=why, causal=False)
+
+
+def test_mha_float32(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    x, weights = x.astype(np.float32), tuple(w.astype(np.float32) for w in weights)
+    got, want, call = _run_mha(kata, ref, x, weights, 3, causal=True)
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+    _compare_mha(got, want, call, x, weights, 3, causal=True)
+
+
+def test_mha_indivisible(kata, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    call = call_text("multi_head_attention", x=x, **dict(zip(WEIGHT_NAMES, weights)), n_heads=5)
+    _expect_value_error(kata.multi_head_attention, call, 12, 5, x, *weights, 5)
+
+
+def test_inputs_unchanged(kata, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    heads = rng.normal(size=(2, 3, 5, 4))
+    calls = [(kata.split_heads, ("x", "n_heads"), (x, 3)), (kata.merge_heads, ("x",), (heads,)),
+             (kata.multi_head_attention, ("x", *WEIGHT_NAMES, "n_heads"), (x, *weights, 3))]
+    for function, names, args in calls:
+        _, after = function.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        for name, before, now in zip(names, args, after):
+            if isinstance(before, np.ndarray) and not np.array_equal(before, np.asarray(now)):
+                raise Failure(f"{call_text(function.name, **dict(zip(names, args)))} changed its argument "
+                              f"{name}: work on new arrays, never the caller's")

@@ -1,0 +1,30 @@
+"""Bug: merge_heads reshapes (b, h, n, d_head) straight to (b, n, d_model) without moving the heads back."""
+import numpy as np
+
+
+def split_heads(x, n_heads):
+    b, n, d_model = x.shape
+    if d_model % n_heads != 0:
+        raise ValueError(f"d_model {d_model} is not divisible by n_heads {n_heads}")
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x):
+    b, h, n, d_head = x.shape
+    return x.reshape(b, n, h * d_head)
+
+
+def softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    b, n, d_model = x.shape
+    q, k, v = (split_heads(x @ w, n_heads) for w in (w_q, w_k, w_v))
+    d_head = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)
+    if causal:
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+    out = softmax(scores) @ v
+    return merge_heads(out) @ w_o
