@@ -206,3 +206,56 @@ def reset(kata_key):
         _echo(f"Restored the stub of {kata}; your file is saved as {backup}")
     else:
         _echo(f"Restored the stub of {kata}.")
+
+
+@cli.command()
+@click.argument("kata_key", metavar="[ID]", required=False)
+@click.option("-n", "count", type=click.IntRange(min=1), default=5, show_default=True, help="How many questions.")
+@click.option("--seed", type=int, help="Ask the same questions again (the seed is printed at the end).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every question and answer.")
+@click.option("--list", "list_only", is_flag=True, help="List every question (id, kata, kind) instead.")
+def quiz(kata_key, count, seed, as_json, list_only):
+    """Quiz yourself on shapes, scaling and masks: every answer is computed, never memorised.
+
+    Answers are read from the terminal, or one a line from standard input when it is not a
+    terminal (the end of input leaves the rest unanswered). Shapes may be written (2, 8, 10, 10),
+    2x8x10x10 or 2 8 10 10; numbers 0.333 or 1/3; choices by letter or text.
+
+    Example:
+
+        kata quiz
+        kata quiz softmax -n 3 --seed 7
+        kata quiz --list
+    """
+    import random
+
+    from checker import quiz as quizzes
+
+    katas = [_kata(kata_key)] if kata_key else catalog.all_katas()
+    questions = [q for kata in katas for q in _prompts(kata).questions]
+    if list_only:
+        rows = [{"id": q.id, "kata": q.kata, "kind": q.kind} for q in questions]
+        click.echo(json.dumps(rows) if as_json else "\n".join(f"{r['id']:<28} {r['kata']:<12} {r['kind']}" for r in rows))
+        return
+    if not questions:
+        raise UsageProblem(f"no questions for {katas[0]} yet")
+    seed = random.randrange(10**6) if seed is None else seed
+    asked = quizzes.draw(questions, count, seed)
+    stdin = click.get_text_stream("stdin")
+    interactive = stdin.isatty()
+
+    def read_reply():
+        if interactive:
+            return click.prompt("Your answer", default="", show_default=False, err=as_json)
+        line = stdin.readline()
+        return line.rstrip("\n") if line else None
+
+    def show(text):
+        click.echo(text, err=as_json, color=render.color_wanted())
+
+    correct = quizzes.run(asked, read_reply, show)
+    if as_json:
+        click.echo(json.dumps({"seed": seed, "asked": len(asked), "correct": correct,
+                               "questions": [a.to_json() for a in asked]}))
+    else:
+        show(render.score_text(correct, len(asked), seed))

@@ -5,10 +5,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from checker.catalog import ROOT, all_katas
+from checker.quiz import QuizError, parse_questions
 
 PROMPTS = ROOT / "prompts.yaml"
 FORMAT_VERSION = 1
-_KATA_KEYS = {"title", "brief", "hints", "bugs"}
+_KATA_KEYS = {"title", "brief", "hints", "bugs", "questions"}
 _MIN_HINTS = 3
 
 
@@ -22,6 +23,7 @@ class KataPrompts:
     brief: str
     hints: tuple[str, ...]
     fixes: dict  # bug id -> one-line fix
+    questions: tuple = ()  # quiz.Question
 
 
 @lru_cache(maxsize=None)
@@ -74,8 +76,16 @@ def validate(data, path):
             if not isinstance(entry, dict) or set(entry) != {"fix"} or not isinstance(entry["fix"], str):
                 fail(f"{where}.bugs.{bug_id}", "expected exactly one key, fix, holding a text")
             fixes[bug_id] = entry["fix"].strip()
+        try:
+            questions = tuple(parse_questions(slug, block.get("questions", []), f"{where}.questions"))
+        except QuizError as error:
+            raise PromptsError(f"{path}: {error}") from None
         prompts[slug] = KataPrompts(block["title"].strip(), block["brief"].strip(), tuple(h.strip() for h in hints),
-                                    fixes)
+                                    fixes, questions)
+    ids = [q.id for entry in prompts.values() for q in entry.questions]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        fail("questions", f"question ids must be unique; repeated: {', '.join(duplicated)}")
     return prompts
 
 

@@ -128,6 +128,30 @@ def _sum(row, right_row):
     return click.style(text, fg="red", bold=True) if wrong else text
 
 
+def question_text(asked, number, total):
+    q = asked.question
+    lines = [click.style(f"Question {number} of {total}", bold=True) + f"  ({q.kata}, {q.kind})", asked.prompt]
+    lines += [f"  {chr(ord('a') + i)}) {text}" for i, text in enumerate(asked.choices)]
+    return "\n".join(lines)
+
+
+def verdict_text(asked):
+    from checker.quiz import expected_text
+
+    if asked.correct:
+        head = click.style("Right.", fg="green", bold=True)
+    elif asked.given is None:
+        head = click.style("Unanswered.", fg="yellow", bold=True) + f" The answer: {expected_text(asked)}"
+    else:
+        head = click.style("Not quite.", fg="red", bold=True) + f" The answer: {expected_text(asked)}"
+    return f"{head}\n{asked.explanation}\n"
+
+
+def score_text(correct, asked, seed):
+    return (click.style(f"Score: {correct} of {asked}", bold=True)
+            + f"  (`kata quiz --seed {seed}` asks the same questions again)")
+
+
 def list_text(rows):
     """`kata list`: one line a kata. rows: (kata, title, status)."""
     styles = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}

@@ -52,3 +52,23 @@ def test_unreadable_yaml_is_a_clear_error(tmp_path):
     path.write_text("katas: [unclosed")
     with pytest.raises(prompts.PromptsError, match="cannot read it"):
         prompts.load(path)
+
+
+QUESTION = {"id": "q1", "kind": "templated", "prompt": "d_k = {d_k}?", "draw": {"d_k": [4]},
+            "answer": "sqrt_dk", "explanation": "e"}
+
+
+@pytest.mark.parametrize("question, words", [
+    ({**QUESTION, "kind": "essay"}, "kind must be one of"),
+    ({key: value for key, value in QUESTION.items() if key != "answer"}, "katas.scores.questions.q1: missing answer"),
+    ({**QUESTION, "answer": "no_such_function"}, "is not a function of checker/quiz_answers.py"),
+    ({**QUESTION, "hint": "x"}, "unknown keys ['hint']"),
+    ({**QUESTION, "draw": {"d_k": []}}, "draw must map each name"),
+    ({"id": "c", "kind": "choice", "prompt": "p", "explanation": "e", "choices": [{"text": "a"}, {"text": "b"}]},
+     "exactly one correct"),
+])
+def test_bad_questions_name_the_file_and_the_entry(tmp_path, question, words):
+    path = _write(tmp_path, {"format_version": 1, "katas": {"scores": {**GOOD, "questions": [question]}}})
+    with pytest.raises(prompts.PromptsError) as error:
+        prompts.load(path)
+    assert str(path) in str(error.value) and words in str(error.value)

@@ -1,0 +1,230 @@
+"""The quiz: questions from prompts.yaml, drawn with a seed, answers computed, replies graded.
+
+Kinds of question:
+- templated: dimensions drawn from `draw`, the answer computed by `answer`, a function in
+  `checker.quiz_answers` called with the drawn values;
+- predict: "what does this small call return?", answered by calling the reference solution;
+- choice: conceptual; the choices are shuffled, and the explanation is shown after answering;
+- worked: the seeds' hand examples, the answer computed from the reference solutions.
+"""
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+KINDS = ("templated", "predict", "choice", "worked")
+_KEYS = {
+    "templated": {"id", "kind", "prompt", "draw", "answer", "explanation"},
+    "predict": {"id", "kind", "prompt", "draw", "call", "explanation"},
+    "choice": {"id", "kind", "prompt", "choices", "explanation"},
+    "worked": {"id", "kind", "prompt", "answer", "explanation"},
+}
+_OPTIONAL = {"tolerance", "decimals"}
+
+
+class QuizError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as prompts.yaml writes it."""
+
+    id: str
+    kata: str  # slug
+    kind: str
+    prompt: str
+    explanation: str
+    draw: dict = field(default_factory=dict)  # name -> the values it is drawn from
+    answer: str | None = None  # a function of checker.quiz_answers
+    call: dict | None = None  # predict: {"function": name, "args": [names of drawn values]}
+    choices: tuple = ()  # choice: ({"text": ..., "correct": bool}, ...)
+    tolerance: float | None = None  # numbers: the largest accepted error
+    decimals: int | None = None  # predict and worked: the rounding the prompt asks for
+
+
+@dataclass
+class Asked:
+    """One question as it is put: drawn, its answer computed, its choices shuffled."""
+
+    question: Question
+    prompt: str
+    expected: object  # tuple (a shape), a number, a list of numbers, or the index of the right choice
+    explanation: str
+    choices: list = field(default_factory=list)  # texts, in the order shown
+    given: str | None = None
+    correct: bool = False
+
+    def to_json(self):
+        q = self.question
+        return {"id": q.id, "kata": q.kata, "kind": q.kind, "prompt": self.prompt,
+                "expected": expected_text(self), "given": self.given, "correct": self.correct}
+
+
+# --- reading prompts.yaml ------------------------------------------------------------------------
+
+def parse_questions(slug, entries, where):
+    """The `questions` of one kata block, validated; `where` names the block in error messages."""
+    from checker import quiz_answers
+
+    if not isinstance(entries, list):
+        raise QuizError(f"{where}: expected a list of questions")
+    questions = []
+    for number, entry in enumerate(entries):
+        here = f"{where}[{number}]"
+        if not isinstance(entry, dict):
+            raise QuizError(f"{here}: expected a mapping")
+        kind = entry.get("kind")
+        if kind not in KINDS:
+            raise QuizError(f"{here}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        here = f"{where}.{entry.get('id', number)}"
+        keys = set(entry)
+        missing, unknown = _KEYS[kind] - keys, keys - _KEYS[kind] - _OPTIONAL
+        if missing:
+            raise QuizError(f"{here}: missing {', '.join(sorted(missing))}")
+        if unknown:
+            raise QuizError(f"{here}: unknown keys {sorted(unknown)} for a {kind} question")
+        if "answer" in entry and not callable(getattr(quiz_answers, str(entry["answer"]), None)):
+            raise QuizError(f"{here}: answer {entry['answer']!r} is not a function of checker/quiz_answers.py")
+        if kind == "choice":
+            choices = entry["choices"]
+            if (not isinstance(choices, list) or len(choices) < 2
+                    or sum(bool(c.get("correct")) for c in choices if isinstance(c, dict)) != 1):
+                raise QuizError(f"{here}: choices must be two or more {{text, correct}}, exactly one correct")
+        if kind in ("templated", "predict") and not (isinstance(entry["draw"], dict) and all(
+                isinstance(values, list) and values for values in entry["draw"].values())):
+            raise QuizError(f"{here}: draw must map each name to a non-empty list of values")
+        questions.append(Question(
+            id=str(entry["id"]), kata=slug, kind=kind, prompt=str(entry["prompt"]).strip(),
+            explanation=str(entry["explanation"]).strip(), draw=entry.get("draw", {}), answer=entry.get("answer"),
+            call=entry.get("call"), choices=tuple(entry.get("choices", ())), tolerance=entry.get("tolerance"),
+            decimals=entry.get("decimals")))
+    return questions
+
+
+# --- asking --------------------------------------------------------------------------------------
+
+def ask(question, rng):
+    """Draw a question's values, compute its answer, shuffle its choices."""
+    from checker import catalog, quiz_answers
+
+    values = {name: rng.choice(options) for name, options in question.draw.items()}
+    if question.kind == "choice":
+        order = list(range(len(question.choices)))
+        rng.shuffle(order)
+        texts = [str(question.choices[i]["text"]).strip() for i in order]
+        expected = next(n for n, i in enumerate(order) if question.choices[i].get("correct"))
+        return Asked(question, question.prompt, expected, question.explanation, texts)
+    if question.kind == "predict":
+        module = catalog.find(question.kata).reference()
+        function = getattr(module, question.call["function"])
+        expected = _plain(function(*(values[name] for name in question.call.get("args", []))))
+    else:
+        expected = _plain(getattr(quiz_answers, question.answer)(**values))
+    if question.decimals is not None:
+        expected = _round(expected, question.decimals)
+    filled = {**values, "answer": _text(expected)}
+    return Asked(question, question.prompt.format(**filled), expected, question.explanation.format(**filled))
+
+
+def draw(questions, count, seed):
+    """`count` questions (each at most once), drawn and computed: the same seed gives the same quiz."""
+    rng = random.Random(seed)
+    chosen = rng.sample(list(questions), min(count, len(questions)))
+    return [ask(question, rng) for question in chosen]
+
+
+def _plain(value):
+    """NumPy results as Python numbers, tuples (shapes) and lists (values)."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _round(value, decimals):
+    if isinstance(value, list):
+        return [_round(v, decimals) for v in value]
+    return round(value, decimals) + 0.0 if isinstance(value, float) else value
+
+
+def run(asked, read_reply, show):
+    """Put each question, read its reply (None: unanswered), grade it and show the verdict."""
+    from checker import render
+
+    for number, question in enumerate(asked, start=1):
+        show(render.question_text(question, number, len(asked)))
+        grade(question, read_reply())
+        show(render.verdict_text(question))
+    return sum(q.correct for q in asked)
+
+
+# --- grading -------------------------------------------------------------------------------------
+
+def grade(asked, reply):
+    """Record and judge a reply, read the way a person writes it."""
+    asked.given = None if reply is None or not reply.strip() else reply.strip()
+    asked.correct = asked.given is not None and _matches(asked, asked.given)
+    return asked.correct
+
+
+def _matches(asked, reply):
+    expected = asked.expected
+    if asked.question.kind == "choice":
+        return _choice_index(reply, asked.choices) == expected
+    if isinstance(expected, tuple):
+        return parse_numbers(reply) == [float(n) for n in expected]
+    tolerance = asked.question.tolerance or 0.0
+    numbers = parse_numbers(reply)
+    wanted = _flatten(expected)
+    return numbers is not None and len(numbers) == len(wanted) and all(
+        abs(got - want) <= tolerance + 1e-9 * max(1.0, abs(want)) for got, want in zip(numbers, wanted))
+
+
+def _flatten(value):
+    if isinstance(value, (list, tuple)):
+        return [x for item in value for x in _flatten(item)]
+    return [float(value)]
+
+
+def parse_numbers(text):
+    """`(2, 8, 10, 10)`, `2x8x10x10`, `[2,8,10,10]`, `2 8 10 10`, `1/3`, `0.333`: the numbers, or None."""
+    cleaned = text.lower().replace("×", "x")
+    for bracket in "()[]{}":
+        cleaned = cleaned.replace(bracket, " ")
+    parts = [p for p in cleaned.replace(",", " ").replace(";", " ").split() for p in p.split("x") if p]
+    try:
+        return [float(Fraction(part)) for part in parts] or None
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _choice_index(reply, choices):
+    text = reply.strip().rstrip(")").strip().lower()
+    if len(text) == 1 and "a" <= text < chr(ord("a") + len(choices)):
+        return ord(text) - ord("a")
+    normalised = [" ".join(c.lower().split()) for c in choices]
+    return normalised.index(" ".join(text.split())) if " ".join(text.split()) in normalised else None
+
+
+# --- showing answers -------------------------------------------------------------------------------
+
+def expected_text(asked):
+    if asked.question.kind == "choice":
+        return f"{chr(ord('a') + asked.expected)}) {asked.choices[asked.expected]}"
+    return _text(asked.expected)
+
+
+def _text(value):
+    if isinstance(value, tuple):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.3g}"
+    return str(value)
