@@ -43,3 +43,25 @@ def test_softmax_matches_torch(rng, axis):
 def test_softmax_large_scores_match_torch():
     x = np.array([[1e4, 1e4 - 1, 1e4 - 3], [-1e4, 0.0, 1e4], [-1000.0, -1001.0, -1003.0]])
     np.testing.assert_allclose(reference("softmax").softmax(x), torch.softmax(tensor(x), -1).numpy(), atol=1e-15)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_multi_head_matches_torch(rng, causal):
+    b, n, d_model, h = 2, 5, 12, 3
+    x = rng.normal(size=(b, n, d_model))
+    w_q, w_k, w_v, w_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
+    layer = torch.nn.MultiheadAttention(d_model, h, bias=False, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():  # torch applies weights as x @ W.T
+        layer.in_proj_weight.copy_(tensor(np.concatenate([w_q.T, w_k.T, w_v.T])))
+        layer.out_proj.weight.copy_(tensor(w_o.T))
+        blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1) if causal else None
+        expected, _ = layer(tensor(x), tensor(x), tensor(x), attn_mask=blocked, need_weights=False)
+    got = reference("multi-head").multi_head_attention(x, w_q, w_k, w_v, w_o, h, causal=causal)
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_split_heads_matches_torch_view(rng):
+    x = rng.normal(size=(2, 5, 12))
+    expected = tensor(x).view(2, 5, 3, 4).transpose(1, 2).numpy()
+    np.testing.assert_array_equal(reference("multi-head").split_heads(x, 3), expected)
+    np.testing.assert_array_equal(reference("multi-head").merge_heads(expected), x)

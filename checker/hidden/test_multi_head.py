@@ -10,7 +10,7 @@ import numpy as np
 
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_shape, show, \
-    tolerance, variant
+    tolerance, variant, WeightGrid
 
 API = {"split_heads": ("x", "n_heads"), "merge_heads": ("x",),
        "multi_head_attention": ("x", "w_q", "w_k", "w_v", "w_o", "n_heads", "causal")}
@@ -424,6 +424,23 @@ def test_mha_values(kata, ref, rng):
     x, weights = _inputs(rng, 2, 5, 12)  # h=3, d_head=4; causal left to its default, True
     got, want, call = _run_mha(kata, ref, x, weights, 3)
     _compare_mha(got, want, call, x, weights, 3)
+
+
+@bug("causal-ignored")
+def test_mha_weights_pictured(kata, ref, rng):
+    # One-hot values and identity W_V, W_O: each head's output is its weight table, so a failure can be drawn.
+    n, n_heads = 4, 2  # d_head = n: token j's value in every head is the one-hot e_j
+    x = np.tile(np.eye(n), (1, n_heads))[None]  # (1, n, d_model)
+    d_model = n * n_heads
+    weights = (*rng.normal(size=(2, d_model, d_model)), np.eye(d_model), np.eye(d_model))
+    got, want, call = _run_mha(kata, ref, x, weights, n_heads, causal=True)
+    try:
+        _compare_mha(got, want, call, x, weights, n_heads, causal=True)
+    except Failure as failure:
+        if got.shape == want.shape:
+            failure.picture = WeightGrid(got[0, :, :n], want[0, :, :n], np.tril(np.ones((n, n), bool)),
+                                         "head 0's weights (its output, as values are one-hot)")
+        raise
 
 
 def test_mha_worked_example(kata, ref):
