@@ -140,6 +140,8 @@ def _plain(value):
 
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.tolist()] if value.ndim else _plain(value.item())
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)  # a mask reads as 1 and 0
     if isinstance(value, (np.integer, np.floating)):
         return value.item()
     if isinstance(value, list):

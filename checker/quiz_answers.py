@@ -122,3 +122,95 @@ def abc_causal_output_row_b():
     x = np.array([ABC])  # (1, 3, 2)
     eye = np.eye(2)
     return _reference("multi-head").multi_head_attention(x, eye, eye, eye, eye, 1, causal=True)[0, 1]
+
+
+# --- 03 causal mask --------------------------------------------------------------------------------
+
+def _mask(n_q, n_k):
+    return _reference("causal-mask").causal_mask(n_q, n_k)
+
+
+def first_query_keys(n_q, n_k):
+    return int(_mask(n_q, n_k)[0].sum())
+
+
+def visible_cells(n_q, n_k):
+    return int(_mask(n_q, n_k).sum())
+
+
+def blind_queries(n_q, n_k):
+    """Queries that see no key at all (rows of the mask that are all False)."""
+    return int((~_mask(n_q, n_k).any(axis=1)).sum())
+
+
+def predictions_per_pass(n):
+    """Position i predicts token i + 1, which the mask hid from it: every position but the last."""
+    return n - 1
+
+
+def _order_attention(keys=None):
+    """The causal attention of "order 4471 shipped" (optionally with other keys): (out, weights)."""
+    import numpy as np
+
+    q, k, v = _matmul(ORDER_X, ORDER_WQ), _matmul(ORDER_X, ORDER_WK), _matmul(ORDER_X, ORDER_WV)
+    if keys is not None:
+        k = np.asarray(keys, float)
+    return _reference("causal-mask").attention(q, k, v, _mask(3, 3))
+
+
+def order_4471_weights():
+    return _order_attention()[1][1]
+
+
+def order_shipped_weights():
+    return _order_attention()[1][2]
+
+
+def order_shipped_output():
+    return _order_attention()[0][2]
+
+
+def order_4471_weights_with_key_20():
+    """The seed's self-test: "4471" with key (2, 0) instead of (0, 1)."""
+    keys = _matmul(ORDER_X, ORDER_WK)
+    keys[1] = [2.0, 0.0]
+    return _order_attention(keys)[1][1]
+
+
+# --- 05 KV cache -----------------------------------------------------------------------------------
+
+def decode_scores(n):
+    """One new query against n cached keys."""
+    return n
+
+
+def recompute_scores(n):
+    """The whole n x n table again, as if there were no cache."""
+    return n * n
+
+
+def cache_numbers(layers, b, h, n, d_head):
+    """Keys and values, for every layer, example, head and position."""
+    return 2 * layers * b * h * n * d_head
+
+
+def cache_mebibytes_fp16(layers, b, h, n, d_head):
+    return cache_numbers(layers, b, h, n, d_head) * 2 / 2**20
+
+
+def cached_positions(prefill, steps):
+    return prefill + steps
+
+
+def cached_keys_shape(b, h, prefill, steps, d_head):
+    return (b, h, prefill + steps, d_head)
+
+
+def chunk_scores_shape(t, n):
+    """t new queries against all n cached keys (the new ones included)."""
+    return (t, n)
+
+
+def decode_projection_work(d_model):
+    """Multiply-adds to project one new token through W_Q, W_K, W_V and W_O."""
+    return 4 * d_model * d_model
