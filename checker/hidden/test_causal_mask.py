@@ -1,0 +1,350 @@
+"""Hidden tests for kata 03: causal_mask(n_q, n_k=None) and attention(q, k, v, mask=None).
+
+Shapes are chosen so the classic bugs cannot hide: n_q != n_k (2 vs 5, 1 vs 4, 5 vs 2), batches and
+heads, d_k != n, real scores of +-1e5, padding masks that leave a query no key at all, float16.
+A failure is diagnosed by what the output does (rows that do not sum to 1, a query that saw a
+blocked key, NaN or a mix of values for a query with nothing to see), never by reading the source.
+Attention tests pass the reference's masks, so a wrong causal_mask shows only in the mask tests
+and in the one test that chains the two.
+"""
+
+import numpy as np
+
+from checker.hidden.causal_mask_variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, first_difference, show, tolerance
+
+API = {"causal_mask": ("n_q", "n_k"), "attention": ("q", "k", "v", "mask")}
+SOFTMAX_OF_VISIBLE = "the weights are the softmax of q . k / sqrt(d_k) over each query's visible keys"
+
+
+# --- running and comparing ------------------------------------------------------------------------
+
+def _keys(row):
+    """`keys 0-3`, `key 2`, `keys 0, 2`, `no key`: the True entries of a bool row."""
+    found = [int(j) for j in np.flatnonzero(row)]
+    if not found:
+        return "no key"
+    if len(found) == 1:
+        return f"key {found[0]}"
+    if found == list(range(found[0], found[-1] + 1)):
+        return f"keys {found[0]}-{found[-1]}"
+    return "keys " + ", ".join(map(str, found))
+
+
+def _mask_call(n_q, *n_k):
+    return call_text("causal_mask", n_q=n_q, **({"n_k": n_k[0]} if n_k else {}))
+
+
+def _run_mask(kata, ref, n_q, *n_k):
+    call = _mask_call(n_q, *n_k)
+    return as_array(kata.causal_mask(n_q, *n_k), call), ref.causal_mask(n_q, *n_k), call
+
+
+def _compare_mask(got, want, call, n_q, n_k, why="queries are the LAST n_q positions: query i sees keys "
+                                                     "0 to n_k - n_q + i"):
+    if got.shape != want.shape:
+        raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: one row per query, one "
+                      "column per key")
+    if not np.isin(got, (0, 1)).all():
+        raise Failure(f"{call} returned {show(got)}: expected a bool mask, True = may attend")
+    if np.array_equal(got.astype(bool), want):
+        return
+    i = int(np.flatnonzero((got != want).any(axis=-1))[0])
+    detail = f"{call}: query {i} may see {_keys(got[i])}, expected {_keys(want[i])}"
+    matched = Suspects(MASK_VARIANTS, n_q, n_k).match(got, want, 0, 0)
+    if matched:
+        raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True)
+    raise Failure(f"{detail}: {why}")
+
+
+def _pair(got, call):
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Failure(f"{call} returned {show(got)}, expected a pair (out, weights)")
+    return as_array(got[0], call), as_array(got[1], call)
+
+
+def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
+    """The learner's (out, weights), the right ones (from float64, with `right_mask` if the mask given
+    is the learner's own), and the call as text."""
+    if mask is None or mask_text is None:
+        call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v),
+                         **({} if mask is None else {"mask": np.asarray(mask)}))
+    else:
+        call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v))[:-1] + f", {mask_text})"
+    got = kata.attention(q, k, v) if mask is None else kata.attention(q, k, v, mask)
+    out, weights = _pair(got, call)
+    q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
+    want = ref.attention(q64, k64, v64, mask if right_mask is None else right_mask)
+    return (out, weights), want, call
+
+
+def _query(index):
+    *lead, i = index
+    return f"query {i}" + (f" at {list(lead)}" if lead else "")
+
+
+def _numbers(got, want):
+    """got and want as text, with just enough digits to tell them apart."""
+    for digits in range(3, 9):
+        a, b = f"{got:.{digits}g}", f"{want:.{digits}g}"
+        if a != b:
+            break
+    return a, b
+
+
+def _explain(got, want, allowed, rtol, atol):
+    """What the first wrong row of weights does, in words, and whether that is about which keys it saw."""
+    index = tuple(int(i) for i in np.argwhere(~close(got, want, rtol, atol).all(axis=-1))[0])
+    g, w, a, who = got[index], want[index], allowed[index], _query(index)
+    if not a.any():
+        return f"{who} has no visible key and got weights {show(g)}, expected zeros", True
+    if np.isnan(g).any():
+        return f"{who} got weights {show(g)}, expected {show(w)}", True
+    leaked = np.flatnonzero(~a & (g != 0))
+    if leaked.size:
+        j = leaked[np.argmax(np.abs(g[leaked]))]
+        return f"{who} saw blocked key {j} (weight {g[j]:.2g})", True
+    if not np.array_equal(g != 0, w != 0):
+        return f"{who} saw {_keys(g != 0)}, expected {_keys(w != 0)}", True
+    if not np.isclose(g.sum(), 1, rtol=rtol, atol=atol * g.size):
+        return f"the weights of {who} sum to {_numbers(g.sum(), 1)[0]}, expected 1", False
+    j = int(np.flatnonzero(~close(g, w, rtol, atol))[0])
+    return f"{who} gave key {j} weight %s, expected %s" % _numbers(g[j], w[j]), False
+
+
+def _empty_rows_bug(got, want, allowed, rtol, atol):
+    """full-row-nan or full-row-uniform when only the queries with no visible key are wrong."""
+    ok = close(got, want, rtol, atol).all(axis=-1)
+    empty = ~allowed.any(axis=-1)
+    if ok[~empty].all() and not ok[empty].all():
+        rows = got[empty & ~ok]
+        if np.isnan(rows).all():
+            return "full-row-nan", "a query with no visible key got NaN: -inf - (-inf) is NaN; give it zeros"
+        if np.isfinite(rows).all() and np.allclose(rows.sum(axis=-1), 1, rtol=rtol, atol=atol * rows.shape[-1]):
+            return "full-row-uniform", "a query with no visible key still mixed the values: a finite fill " \
+                                       "leaves its row a softmax; give it zero weights and a zero output"
+    return None
+
+
+def _compare(result, want, call, q, k, v, mask, why="", cause=None):
+    """Fail unless (out, weights) match; name a bug by the weights' output or by what they do.
+
+    `cause`, a (bug id, reason) found beforehand, names wrong weights in place of that diagnosis.
+    """
+    (out, weights), (want_out, want_weights) = result, want
+    inputs = [np.asarray(x) for x in (q, k, v)]
+    rtol, atol = tolerance(weights, out, *inputs)
+    for name, got, right in (("weights", weights, want_weights), ("out", out, want_out)):
+        if got.shape != right.shape:
+            raise Failure(f"{call} returned {name} of shape {got.shape}, expected {right.shape}")
+    allowed = np.ones(want_weights.shape, bool) if mask is None else \
+        np.broadcast_to(np.asarray(mask, bool), want_weights.shape)
+    if not close(weights, want_weights, rtol, atol).all():
+        text, about_keys = _explain(weights, want_weights, allowed, rtol, atol)
+        detail = f"{call}: {text}"
+        q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
+        matched = cause or Suspects(WEIGHT_VARIANTS, q64, k64, v64, allowed).match(
+            weights, want_weights, rtol, atol) or _empty_rows_bug(weights, want_weights, allowed, rtol, atol)
+        if matched:
+            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True)
+        raise Failure(f"{detail}: {why if about_keys and why else SOFTMAX_OF_VISIBLE}")
+    # out sums weights times values: its rounding scales with the values, not with out itself
+    atol = max(atol, rtol * float(np.abs(np.asarray(v, np.float64)).max(initial=0)))
+    if not close(out, want_out, rtol, atol).all():
+        raise Failure(f"{call} returned out with wrong values {first_difference(out, want_out, rtol, atol)}: "
+                      "out must be weights @ v (zeros for a query with no visible key)")
+
+
+# --- shape first ---------------------------------------------------------------------------------
+
+def test_mask_shape_and_dtype(kata, ref):
+    for args in ((3, 5), (4,)):
+        got, want, call = _run_mask(kata, ref, *args)
+        if got.shape != want.shape:
+            raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}" +
+                          (": n_k=None means n_k = n_q" if len(args) == 1 else ": one row per query"))
+        if got.dtype != bool:
+            raise Failure(f"{call} returned dtype {got.dtype}, expected bool (True = may attend)")
+
+
+def test_shape(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 6))
+    (out, weights), (want_out, want_weights), call = _run(kata, ref, q, k, v)
+    for name, got, right in (("weights", weights, want_weights), ("out", out, want_out)):
+        if got.shape != right.shape:
+            raise Failure(f"{call} returned {name} of shape {got.shape}, expected {right.shape}: "
+                          "out is (..., n_q, d_v), weights (..., n_q, n_k)")
+
+
+def test_values_without_mask(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 6, 5)), rng.normal(size=(2, 3, 6, 3))
+    result, want, call = _run(kata, ref, q, k, v)
+    _compare(result, want, call, q, k, v, None, why="mask=None: every query sees every key")
+
+
+def test_worked_example(kata, ref):
+    q = [[2, 1], [0, 1], [1, 1]]  # "order 4471 shipped", as nested lists of integers
+    k = [[2, 1], [0, 1], [1, 0]]
+    v = [[3, 0], [0, 4], [1, 1]]
+    result, want, call = _run(kata, ref, q, k, v, ref.causal_mask(3), "causal_mask(3)")
+    _compare(result, want, call, q, k, v, ref.causal_mask(3))
+    x = [[2, 0], [0, 2], [1, 1]]  # A, B, C over the keys A, B: query A has nothing to see
+    result, want, call = _run(kata, ref, x, x[:2], x[:2], ref.causal_mask(3, 2), "causal_mask(3, 2)")
+    _compare(result, want, call, x, x[:2], x[:2], ref.causal_mask(3, 2))
+
+
+# --- the mask: one bug class a test ---------------------------------------------------------------
+
+@bug("mask-blocks-diagonal")
+def test_mask_sees_itself(kata, ref):
+    got, want, call = _run_mask(kata, ref, 4)
+    _compare_mask(got, want, call, 4, None, why="query i sees keys 0 to i, itself included")
+
+
+@bug("mask-flipped")
+def test_mask_hides_the_future(kata, ref):
+    got, want, call = _run_mask(kata, ref, 5, 5)
+    _compare_mask(got, want, call, 5, 5, why="no query sees a key after its own position")
+
+
+@bug("mask-top-left")
+def test_mask_bottom_right(kata, ref):
+    for n_q, n_k in ((2, 5), (1, 4)):
+        got, want, call = _run_mask(kata, ref, n_q, n_k)
+        _compare_mask(got, want, call, n_q, n_k)
+
+
+def test_mask_more_queries_than_keys(kata, ref):
+    got, want, call = _run_mask(kata, ref, 5, 2)
+    _compare_mask(got, want, call, 5, 2, why="with n_q > n_k the first n_q - n_k queries see no key")
+
+
+def test_causal_attention(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 2, 2, 3)), rng.normal(size=(2, 2, 5, 3)), rng.normal(size=(2, 2, 5, 4))
+    right = ref.causal_mask(2, 5)
+    mask = as_array(kata.causal_mask(2, 5), "causal_mask(2, 5)")  # the learner's own, chained
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(2, 5)", right_mask=right)
+    cause = None
+    if mask.shape != right.shape or not np.array_equal(mask, right):
+        cause = Suspects(MASK_VARIANTS, 2, 5).match(mask, right, 0, 0)  # the weights are wrong because the mask is
+    _compare(result, want, call, q, k, v, right, why="queries are the LAST n_q positions", cause=cause)
+
+
+# --- attention: one bug class a test --------------------------------------------------------------
+
+@bug("mask-after-softmax")
+def test_rows_sum_to_one(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 3))
+    mask = ref.causal_mask(2, 5)
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(2, 5)")
+    _compare(result, want, call, q, k, v, mask)
+
+
+@bug("mask-arithmetic")
+def test_blocked_keys_get_zero(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 2, 3, 4)), rng.normal(size=(2, 2, 4, 4)), rng.normal(size=(2, 2, 4, 3))
+    mask = ref.causal_mask(3, 4)
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(3, 4)")
+    _compare(result, want, call, q, k, v, mask, why="a blocked key gets weight exactly 0")
+    leaked = result[1][np.broadcast_to(~mask, result[1].shape)]
+    if (leaked != 0).any():
+        raise Failure(f"{call}: a blocked key got weight {np.abs(leaked).max():.2g}, expected exactly 0: "
+                      "the fill is finite and too shallow: fill with -inf (and give a query with no "
+                      "visible key zeros)", "fill-too-shallow", exact=True)
+
+
+@bug("mask-inverted")
+def test_true_means_may_attend(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5, 2))
+    mask = np.array([[1, 0, 1, 0, 0], [0, 1, 1, 0, 1], [1, 1, 0, 1, 1], [0, 0, 0, 1, 0]], bool)  # not causal
+    result, want, call = _run(kata, ref, q, k, v, mask)
+    _compare(result, want, call, q, k, v, mask, why="True = may attend, False = blocked")
+
+
+@bug("softmax-wrong-axis")
+def test_softmax_over_keys(kata, ref, rng):
+    q, k, v = rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 2))
+    result, want, call = _run(kata, ref, q, k, v)
+    _compare(result, want, call, q, k, v, None)
+
+
+@bug("full-row-nan")
+def test_no_visible_key_gives_zeros(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 2, 4))
+    mask = ref.causal_mask(5, 2)  # queries 0-2 come before every key
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(5, 2)")
+    _compare(result, want, call, q, k, v, mask, why="a query with no visible key gets zero weights and output")
+
+
+@bug("full-row-uniform")
+def test_padding_mask(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 2, 4, 3)), rng.normal(size=(2, 2, 4, 3)), rng.normal(size=(2, 2, 4, 5))
+    keep = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], bool)[:, None, None, :]  # batch 1: keys 0-1 are padding
+    mask = ref.causal_mask(4) & keep  # (2, 1, 4, 4): queries 0-1 of batch 1 see nothing
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(4) & padding (2, 1, 1, 4)")
+    _compare(result, want, call, q, k, v, mask, why="a query with no visible key gets zero weights and output")
+
+
+def _queries_for(scores, k):
+    """Queries whose scaled scores against k are exactly `scores` (k has d_k >= n_k)."""
+    return np.sqrt(k.shape[-1]) * scores @ np.linalg.pinv(np.swapaxes(k, -1, -2))  # (..., n_q, d_k)
+
+
+@bug("fill-too-shallow")
+def test_mask_wins_over_large_scores(kata, ref, rng):
+    mask = ref.causal_mask(3, 5)
+    k, v = rng.normal(size=(2, 2, 5, 6)), rng.normal(size=(2, 2, 5, 4))
+    noise = rng.normal(size=(2, 2, 3, 5)) * 2
+    q = _queries_for(np.where(mask, -1e5, 1e5) + noise, k)  # visible keys score -1e5, blocked ones +1e5
+    result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(3, 5)")
+    call += " with real scores of -1e5 for visible keys and +1e5 for blocked ones"
+    weights = result[1]
+    if weights.shape == want[1].shape and np.isfinite(weights).all() and (weights[..., ~mask] != 0).any():
+        control = _queries_for(noise, k)
+        got, right, _ = _run(kata, ref, control, k, v, mask, "causal_mask(3, 5)")
+        if all(close(g, r, *tolerance(g)).all() for g, r in zip(got, right)):
+            allowed = np.broadcast_to(mask, weights.shape)
+            text, _ = _explain(weights, want[1], allowed, *tolerance(weights))
+            raise Failure(f"{call}: {text}, although with ordinary scores the mask works: the fill is finite, "
+                          "and real scores go below it", "fill-too-shallow", exact=True)
+    _compare(result, want, call, q, k, v, mask, why="the mask wins whatever the scores are")
+
+
+@bug("fill-overflows-fp16")
+def test_float16(kata, ref, rng):
+    q, k, v = (rng.normal(size=(2, n, 3)).astype(np.float16) for n in (4, 5, 5))
+    keep = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], bool)[:, None, :]  # batch 1: keys 0-1 are padding
+    mask = ref.causal_mask(4, 5) & keep  # (2, 4, 5): query 0 of batch 1 sees nothing
+    text = "causal_mask(4, 5) & padding (2, 1, 5)"
+    result, want, call = _run(kata, ref, q, k, v, mask, text)
+    nan_rows = [np.isnan(x).any(axis=-1) for x in result]  # (..., n_q) each
+    if all(x.shape == w.shape for x, w in zip(result, want)) and (nan_rows[0] | nan_rows[1]).any():
+        control, _, _ = _run(kata, ref, *(x.astype(np.float32) for x in (q, k, v)), mask, text)
+        if not any(np.isnan(x).any() for x in control):  # NaN in float16 only: an overflow
+            row = _query(tuple(int(i) for i in np.argwhere(nan_rows[0] | nan_rows[1])[0]))
+            raise Failure(f"{call}: {row} got NaN, while the same call in float32 gives none: a fill like -1e9 "
+                          "is -inf in float16 (whose largest number is 65504); use -inf with a guard, or compute "
+                          "in float32", "fill-overflows-fp16", exact=True)
+    _compare(result, want, call, q, k, v, mask)
+
+
+def test_float32(kata, ref, rng):
+    q, k, v = (rng.normal(size=(2, n, 4)).astype(np.float32) for n in (3, 5, 5))
+    result, want, call = _run(kata, ref, q, k, v, ref.causal_mask(3, 5), "causal_mask(3, 5)")
+    if any(x.dtype.kind != "f" for x in result):
+        raise Failure(f"{call} returned dtypes {result[0].dtype} and {result[1].dtype}, expected floating point")
+    _compare(result, want, call, q, k, v, ref.causal_mask(3, 5))
+
+
+@bug("mutates-input")
+def test_inputs_unchanged(kata, ref, rng):
+    q, k, v = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 3))
+    mask = ref.causal_mask(3, 5)
+    _, after = kata.attention.keeping_args(q.copy(), k.copy(), v.copy(), mask.copy())
+    for name, before, now in zip(("q", "k", "v", "mask"), (q, k, v, mask), after):
+        now = np.asarray(now)
+        if not np.array_equal(before, now):
+            call = call_text("attention", q=q, k=k, v=v)[:-1] + ", causal_mask(3, 5))"
+            change = f" (now {show(now[0])} in row 0, was {show(before[0])})" if now.shape == before.shape else ""
+            raise Failure(f"{call} changed its argument {name}{change}: work on new arrays, never the caller's",
+                          "mutates-input", exact=True)

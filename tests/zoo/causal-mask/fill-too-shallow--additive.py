@@ -1,0 +1,19 @@
+"""Bug: an additive mask of -1e4: a blocked key whose real score is +1e5 still wins."""
+import numpy as np
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (np.asarray(x, dtype=float) for x in (q, k, v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + np.where(mask, 0.0, -1e4)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e / e.sum(axis=-1, keepdims=True)
+    if mask is not None:
+        weights = np.where(np.any(mask, axis=-1, keepdims=True), weights, 0.0)
+    return weights @ v, weights

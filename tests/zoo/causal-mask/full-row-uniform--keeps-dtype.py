@@ -1,0 +1,19 @@
+"""Bug: the textbook -1e9 fill with no zeroing, keeping the input dtype: a query with no visible key
+averages the values, and in float16 -1e9 is -inf, so that query gets NaN (fill-overflows-fp16 too)."""
+import math
+import numpy as np
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+def attention(q, k, v, mask=None):
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    if q.dtype.kind != "f":
+        q, k, v = q.astype(float), k.astype(float), v.astype(float)
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -1e9)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v, w

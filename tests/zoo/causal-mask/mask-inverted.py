@@ -1,0 +1,23 @@
+"""Bug: attention reads True as 'blocked' (the seed's triu(k=1) convention)."""
+import numpy as np
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def _softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - np.where(np.isneginf(m), 0.0, m))
+    s = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (np.asarray(x, dtype=float) for x in (q, k, v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    weights = _softmax(scores)
+    return weights @ v, weights

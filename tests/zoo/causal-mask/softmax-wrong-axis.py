@@ -1,0 +1,23 @@
+"""Bug: the softmax normalises over the queries (axis -2) instead of the keys."""
+import numpy as np
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def _softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    e = np.exp(x - np.where(np.isneginf(m), 0.0, m))
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (np.asarray(x, dtype=float) for x in (q, k, v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = _softmax(scores, axis=-2)
+    return weights @ v, weights
