@@ -6,8 +6,9 @@ from checker.sandbox import LearnerError
 class Session:
     """One sandbox, and what the tests may want to ask it again."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox, file):
         self.sandbox = sandbox
+        self.file = file  # the learner's file as the report shows it
         self.last_nonfinite_call = None  # (name, args, kwargs, target) of the last result holding NaN or inf
 
     def trace_last_nonfinite(self):

@@ -33,7 +33,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED):
     started = time.monotonic()
     sandbox = Sandbox(path, limits or Limits())  # first, so the child loads NumPy while we do
     try:
-        outcomes = _run_all(kata, sandbox, seed)
+        outcomes = _run_all(kata, sandbox, seed, display_path(path))
         output = sandbox.output()
     finally:
         sandbox.close()
@@ -41,7 +41,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED):
                   time.monotonic() - started, output)
 
 
-def _run_all(kata, sandbox, seed):
+def _run_all(kata, sandbox, seed, file):
     import numpy as np
 
     hidden = kata.hidden()
@@ -52,7 +52,7 @@ def _run_all(kata, sandbox, seed):
     if missing:
         names = ", ".join(f"{name}()" for name in missing)
         return [TestOutcome("load", "error", message=f"the file defines no {names}: keep the stub's names")]
-    session = Session(sandbox)
+    session = Session(sandbox, file)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference()}
     outcomes = []
     for test in hidden_tests(hidden):
@@ -101,8 +101,8 @@ def _add_trace(outcome, session):
     except (SandboxError, LearnerError):
         return
     if trace:
-        line, function, code = trace["frames"][-1]
-        outcome.message += f"; the first NaN/inf came from line {line} ({function}): {code}  -> {trace['message']}"
+        line, _, code = trace["frames"][-1]
+        outcome.message += f"; the first NaN/inf came from {session.file}:{line} {code}  -> {trace['message']}"
 
 
 def _load_failure(error):

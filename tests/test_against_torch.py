@@ -65,3 +65,35 @@ def test_split_heads_matches_torch_view(rng):
     expected = tensor(x).view(2, 5, 3, 4).transpose(1, 2).numpy()
     np.testing.assert_array_equal(reference("multi-head").split_heads(x, 3), expected)
     np.testing.assert_array_equal(reference("multi-head").merge_heads(expected), x)
+
+
+def _sdpa(q, k, v, allowed):
+    """PyTorch's scaled_dot_product_attention with a boolean mask (True = may attend)."""
+    return F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=tensor(allowed)).numpy()
+
+
+@pytest.mark.parametrize("n_q, n_k", [(2, 5), (1, 4), (4, 4)])
+def test_causal_mask_matches_torch_lower_right(rng, n_q, n_k):
+    from torch.nn.attention.bias import causal_lower_right
+
+    q, k, v = rng.normal(size=(2, 3, n_q, 4)), rng.normal(size=(2, 3, n_k, 4)), rng.normal(size=(2, 3, n_k, 6))
+    expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=causal_lower_right(n_q, n_k))
+    out, _ = reference("causal-mask").attention(q, k, v, reference("causal-mask").causal_mask(n_q, n_k))
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_q, n_k", [(2, 5), (1, 4), (5, 5)])
+def test_causal_attention_matches_torch(rng, n_q, n_k):
+    q, k, v = rng.normal(size=(2, 3, n_q, 4)), rng.normal(size=(2, 3, n_k, 4)), rng.normal(size=(2, 3, n_k, 6))
+    mask = reference("causal-mask").causal_mask(n_q, n_k)
+    out, _ = reference("causal-mask").attention(q, k, v, mask)
+    np.testing.assert_allclose(out, _sdpa(q, k, v, mask), rtol=1e-10, atol=1e-12)
+
+
+def test_padding_with_fully_masked_rows_matches_torch(rng):
+    q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 2, 3))
+    mask = reference("causal-mask").causal_mask(5, 2)  # queries 0-2 see no key
+    out, weights = reference("causal-mask").attention(q, k, v, mask)
+    expected = _sdpa(q, k, v, mask)  # PyTorch >= 2.5 gives zeros for a query with no visible key
+    np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-12)
+    assert (weights[:, :3] == 0).all() and (out[:, :3] == 0).all()

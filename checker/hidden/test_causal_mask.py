@@ -11,7 +11,8 @@ and in the one test that chains the two.
 import numpy as np
 
 from checker.hidden.causal_mask_variants import MASK_VARIANTS, WEIGHT_VARIANTS
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, first_difference, show, tolerance
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, first_difference, show, tolerance, \
+    WeightGrid
 
 API = {"causal_mask": ("n_q", "n_k"), "attention": ("q", "k", "v", "mask")}
 SOFTMAX_OF_VISIBLE = "the weights are the softmax of q . k / sqrt(d_k) over each query's visible keys"
@@ -112,6 +113,14 @@ def _explain(got, want, allowed, rtol, atol):
     return f"{who} gave key {j} weight %s, expected %s" % _numbers(g[j], w[j]), False
 
 
+def _picture(got, want, allowed, rtol=0.0, atol=0.0):
+    """The table (one example, one head) holding the first wrong row, to draw beside the right one."""
+    wrong = np.argwhere(~close(got, want, rtol, atol).all(axis=-1))
+    index = tuple(int(i) for i in wrong[0][:-1]) if len(wrong) else (0,) * (got.ndim - 2)
+    return WeightGrid(got[index], want[index], np.broadcast_to(allowed, got.shape)[index],
+                      "weights" + (f" {list(index)}" if index else ""))
+
+
 def _empty_rows_bug(got, want, allowed, rtol, atol):
     """full-row-nan or full-row-uniform when only the queries with no visible key are wrong."""
     ok = close(got, want, rtol, atol).all(axis=-1)
@@ -145,9 +154,11 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
         matched = cause or Suspects(WEIGHT_VARIANTS, q64, k64, v64, allowed).match(
             weights, want_weights, rtol, atol) or _empty_rows_bug(weights, want_weights, allowed, rtol, atol)
+        extra = {"picture": _picture(weights, want_weights, allowed, rtol, atol),
+                 "nonfinite": not np.isfinite(weights).all()}
         if matched:
-            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True)
-        raise Failure(f"{detail}: {why if about_keys and why else SOFTMAX_OF_VISIBLE}")
+            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, **extra)
+        raise Failure(f"{detail}: {why if about_keys and why else SOFTMAX_OF_VISIBLE}", **extra)
     # out sums weights times values: its rounding scales with the values, not with out itself
     atol = max(atol, rtol * float(np.abs(np.asarray(v, np.float64)).max(initial=0)))
     if not close(out, want_out, rtol, atol).all():
@@ -250,7 +261,8 @@ def test_blocked_keys_get_zero(kata, ref, rng):
     if (leaked != 0).any():
         raise Failure(f"{call}: a blocked key got weight {np.abs(leaked).max():.2g}, expected exactly 0: "
                       "the fill is finite and too shallow: fill with -inf (and give a query with no "
-                      "visible key zeros)", "fill-too-shallow", exact=True)
+                      "visible key zeros)", "fill-too-shallow", exact=True,
+                      picture=_picture(result[1], want[1], np.broadcast_to(mask, want[1].shape)))
 
 
 @bug("mask-inverted")
@@ -306,7 +318,8 @@ def test_mask_wins_over_large_scores(kata, ref, rng):
             allowed = np.broadcast_to(mask, weights.shape)
             text, _ = _explain(weights, want[1], allowed, *tolerance(weights))
             raise Failure(f"{call}: {text}, although with ordinary scores the mask works: the fill is finite, "
-                          "and real scores go below it", "fill-too-shallow", exact=True)
+                          "and real scores go below it", "fill-too-shallow", exact=True,
+                          picture=_picture(weights, want[1], allowed, *tolerance(weights)))
     _compare(result, want, call, q, k, v, mask, why="the mask wins whatever the scores are")
 
 
@@ -323,8 +336,10 @@ def test_float16(kata, ref, rng):
         if not any(np.isnan(x).any() for x in control):  # NaN in float16 only: an overflow
             row = _query(tuple(int(i) for i in np.argwhere(nan_rows[0] | nan_rows[1])[0]))
             raise Failure(f"{call}: {row} got NaN, while the same call in float32 gives none: a fill like -1e9 "
-                          "is -inf in float16 (whose largest number is 65504); use -inf with a guard, or compute "
-                          "in float32", "fill-overflows-fp16", exact=True)
+                          f"is -inf in float16 (whose largest number is {np.finfo(np.float16).max:.0f}); use -inf "
+                          "with a guard, or compute "
+                          "in float32", "fill-overflows-fp16", exact=True, nonfinite=True,
+                          picture=_picture(result[1], want[1], mask, *tolerance(result[1])))
     _compare(result, want, call, q, k, v, mask)
 
 
