@@ -104,12 +104,8 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
                 [1.   , 1.   ]]])
     """
     x = np.asarray(x)
-    b, n, d_model = x.shape
-    if n_heads < 1 or d_model % n_heads != 0:
-        raise ValueError(f"d_model = {d_model} cannot be split into {n_heads} heads of equal size: "
-                         "d_model must be divisible by n_heads")
-    d_head = d_model // n_heads
-    q = split_heads(x @ w_q, n_heads)  # (b, h, n, d_head)
+    q = split_heads(x @ w_q, n_heads)  # (b, h, n, d_head); raises ValueError if h does not divide d_model
+    b, h, n, d_head = q.shape
     k = split_heads(x @ w_k, n_heads)  # (b, h, n, d_head)
     v = split_heads(x @ w_v, n_heads)  # (b, h, n, d_head)
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_head)  # (b, h, n, n): d_head, the size of one head's keys
