@@ -259,3 +259,48 @@ def quiz(kata_key, count, seed, as_json, list_only):
                                "questions": [a.to_json() for a in asked]}))
     else:
         show(render.score_text(correct, len(asked), seed))
+
+
+@click.argument("kata_key", metavar="ID")
+@click.option("--file", "file", type=click.Path(path_type=Path),
+              help="Time this .py file instead of katas/NN_slug.py.")
+@click.option("--sizes", default="128,256,512,1024,2048", show_default=True,
+              help="Cache lengths n to time, comma-separated.")
+def bench(kata_key, file, sizes):
+    """Time a decode step with your KV cache against recomputing attention from scratch (kata 05).
+
+    A benchmark to learn from, not a check: it shows the time to make one new token at each cache
+    length n, yours beside the reference's and beside kata 04's attention over the whole prefix.
+
+    Example:
+
+        kata bench 05
+        kata bench kv-cache --file my-try.py --sizes 256,1024
+    """
+    kata = _kata(kata_key)
+    from checker import bench as benchmark
+
+    if kata.slug != benchmark.BENCHED:
+        raise UsageProblem(f"kata bench times kata 05 ({benchmark.BENCHED}) only, not {kata}")
+    path = _readable(file) if file else _readable(catalog.learner_file(kata, catalog.find_workspace()))
+    try:
+        result = benchmark.run(kata, path, _sizes(sizes))
+    except benchmark.BenchError as error:
+        raise click.ClickException(str(error)) from None
+    _echo(render.bench_text(result))
+
+
+MAX_BENCH_SIZE = 4096
+
+
+def _sizes(text):
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise UsageProblem(f"--sizes takes cache lengths like 128,256,512, not {text!r}")
+    if max(sizes) > MAX_BENCH_SIZE:
+        raise UsageProblem(f"--sizes goes up to {MAX_BENCH_SIZE}: recomputing attention at n = {max(sizes)} "
+                           "needs gigabytes of n x n tables")
+    return sizes

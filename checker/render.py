@@ -159,3 +159,55 @@ def list_text(rows):
     for kata, title, status in rows:
         lines.append(f"{kata.id}  {kata.slug:<12} {title:<32} {click.style(status, fg=styles.get(status))}")
     return "\n".join(lines)
+
+
+BAR_WIDTH = 36  # characters of the longest bar in `kata bench`'s plot
+
+
+def bench_text(result):
+    """`kata bench`: the table of times per token, a log-scale bar plot of it, and what the cache buys."""
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}",
+             f"Time to make one new token (median of {result.steps} decode steps; b={result.batch}, "
+             f"d_model={result.d_model}, {result.n_heads} heads):", "",
+             f"{'n':>7}  {'yours':>10}  {'reference':>10}  {'recompute':>10}  {'cache speed-up':>14}"]
+    for row in result.rows:
+        lines.append(f"{row.n:>7}  {_ms(row.yours):>10}  {_ms(row.reference):>10}  {_ms(row.recompute):>10}  "
+                     f"{row.speedup:>13.1f}x")
+    lines += ["", "recompute = kata 04's attention over all n + 1 tokens, from scratch, for every new token", ""]
+    lines += _bench_plot(result.rows)
+    first, last = result.rows[0], result.rows[-1]
+    lines += ["", click.style(f"Speed-up at n = {last.n}: {_times(last.speedup)}", bold=True) +
+              f" (your cache {_ms(last.yours)} per token, recomputing {_ms(last.recompute)})."]
+    if len(result.rows) > 1:
+        lines.append(f"From n = {first.n} to {last.n} ({last.n / first.n:g}x the context) your decode step took "
+                     f"{last.yours / first.yours:.1f}x as long, recomputing {last.recompute / first.recompute:.1f}x.")
+    if not result.matches_reference:
+        lines += ["", click.style("Your decode outputs differ from the reference's: "
+                                  f"`kata check {result.kata}` says what is wrong.", fg="yellow")]
+    return "\n".join(lines)
+
+
+def _times(ratio):
+    return f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x"
+
+
+def _ms(seconds):
+    return f"{seconds * 1000:.3f} ms" if seconds < 0.01 else f"{seconds * 1000:.1f} ms"
+
+
+def _bench_plot(rows):
+    """Horizontal bars on a log scale (a constant ratio is a constant length), three per cache length."""
+    import math
+
+    values = [v for row in rows for v in (row.yours, row.reference, row.recompute) if v > 0]
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    span = math.log(high / low) if high > low else 1.0
+    lines = [f"log scale, {_ms(low)} to {_ms(high)}:"]
+    for row in rows:
+        for label, value in (("yours", row.yours), ("reference", row.reference), ("recompute", row.recompute)):
+            length = 1 + round((BAR_WIDTH - 1) * math.log(value / low) / span) if value > 0 else 0
+            n = f"n = {row.n}" if label == "yours" else ""
+            lines.append(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}")
+    return lines

@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -28,7 +29,7 @@ def test_version():
     assert result.exit_code == 0 and __version__ in result.output
 
 
-@pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"]])
+@pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"]])
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output
@@ -98,6 +99,9 @@ def test_check_all(workspace):
     (["check", "01", "--file", "missing.py"], "no such file: missing.py"),
     (["check"], "give one kata ID"),
     (["hint", "99"], "unknown kata"),
+    (["bench", "01"], "kata bench times kata 05 (kv-cache) only"),
+    (["bench", "05", "--sizes", "16,x"], "--sizes takes cache lengths"),
+    (["bench", "05", "--file", "missing.py"], "no such file: missing.py"),
 ])
 def test_usage_mistakes_are_one_line_and_exit_2(workspace, args, words):
     result = run(*args)
@@ -171,3 +175,33 @@ def test_corrupted_progress_warns_and_is_rebuilt(workspace):
 def test_no_color_means_no_escape_codes(workspace):
     result = CliRunner().invoke(cli, ["check", "01"], color=True)
     assert "\x1b[" not in result.output
+
+
+def test_bench_times_the_cache_against_recomputing(workspace):
+    solve(workspace, "05")
+    result = run("bench", "05", "--sizes", "16,32")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(line for line in lines if "yours" in line and "recompute" in line)
+    assert header.split() == ["n", "yours", "reference", "recompute", "cache", "speed-up"]
+    table = [line.split() for line in lines if line.split()[:1] in (["16"], ["32"])]
+    assert [row[0] for row in table] == ["16", "32"] and all(row[-1].endswith("x") for row in table)
+    assert any(line.startswith("Speed-up at n = 32: ") for line in lines)
+    assert "█" in result.output
+
+
+def test_bench_of_the_stub_says_to_finish_the_kata(workspace):
+    result = run("bench", "05", "--sizes", "16")
+    assert result.exit_code == 1 and "NotImplementedError" in result.output and "kata check 05" in result.output
+
+
+def test_bench_text_shows_the_numbers_it_is_given():
+    from checker.bench import BenchResult, BenchRow
+    from checker.render import bench_text
+
+    rows = [BenchRow(128, 0.0001, 0.0001, 0.002), BenchRow(2048, 0.0002, 0.0002, 0.5)]
+    text = click.unstyle(bench_text(BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 9, rows, True)))
+    assert "Speed-up at n = 2048: 2500x (your cache 0.200 ms per token, recomputing 500.0 ms)." in text
+    assert "2500.0x" in text and "20.0x" in text
+    assert "(16x the context) your decode step took 2.0x as long, recomputing 250.0x." in text
+    assert "differ from the reference" not in text

@@ -1,0 +1,546 @@
+"""Hidden tests for kata 05: KVCache and cached_attention.
+
+The ground truth is kata 04's reference, multi_head_attention over the whole sequence with causal=True,
+computed here: for any split of a sequence into chunks, the learner's outputs joined must equal it.
+Shapes hide nothing: b > 1, h > 1, b != h, d_head != h, chunks of different sizes. Cost is checked
+without a stopwatch: the sandbox counts the multiply-adds done with the weights and the peak memory of
+one decode step, at a short and a long cache.
+"""
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from checker import catalog
+from checker.proxy import LearnerObject
+from checker.sandbox import LearnerError
+from checker.testkit import Failure, Suspects, as_array, bug, close, first_difference, show, tolerance, variant
+
+API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
+WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
+COUNTED = [2, 3, 4, 5]  # the positions of the weights in cached_attention's arguments
+
+
+@lru_cache(maxsize=None)
+def _full_attention():
+    """Kata 04's reference multi_head_attention: the ground truth, run here in the checker."""
+    return catalog.find("multi-head").reference().multi_head_attention
+
+
+# --- a sequence fed to a cache, and what the catalogued bugs output for it ----------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """One sequence x (b, N, d_model) fed to a cache: `seeded` positions put in with cache.append (their
+    keys and values projected here), then one cached_attention call per entry of `chunks`."""
+
+    x: np.ndarray
+    weights: tuple  # per call: (w_q, w_k, w_v, w_o); the seeded keys use the first call's
+    n_heads: int
+    chunks: tuple
+    seeded: int = 0
+
+    @property
+    def uniform(self):
+        """Every call has the same weights."""
+        return all(all(np.array_equal(a, b) for a, b in zip(call, self.weights[0])) for call in self.weights)
+
+    def starts(self):
+        """(first position, t) of each call."""
+        start = self.seeded
+        for t in self.chunks:
+            yield start, t
+            start += t
+
+    def as_float64(self):
+        x = np.asarray(self.x, np.float64)
+        weights = tuple(tuple(np.asarray(w, np.float64) for w in call) for call in self.weights)
+        return Plan(x, weights, self.n_heads, self.chunks, self.seeded)
+
+    def describe(self):
+        b, _, d_model = self.x.shape
+        dtype = "" if self.x.dtype == np.float64 else f" {self.x.dtype}"
+        seeded = f"after cache.append of {self.seeded} positions, " if self.seeded else ""
+        if set(self.chunks) == {1}:
+            calls = f"{len(self.chunks)} single steps"
+        elif len(self.chunks) > 1 and set(self.chunks[1:]) == {1}:
+            calls = f"a prefill of {self.chunks[0]} tokens then {len(self.chunks) - 1} single steps"
+        elif len(self.chunks) == 1:
+            calls = f"one call of {self.chunks[0]} tokens"
+        else:
+            calls = f"calls of {', '.join(str(t) for t in self.chunks)} tokens"
+        return f"cached_attention {seeded}{calls} (b={b}, d_model={d_model}{dtype}, n_heads={self.n_heads})"
+
+
+def _uniform_plan(x, weights, n_heads, chunks, seeded=0):
+    return Plan(x, (weights,) * len(chunks), n_heads, tuple(chunks), seeded)
+
+
+def _split(x, n_heads):
+    b, t, d_model = x.shape
+    return x.reshape(b, t, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, t, d_head)
+
+
+def _merge(x):
+    b, h, t, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_head)  # (b, t, d_model)
+
+
+def _softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _bottom_right(t, past):
+    """(t, past + t): new query i is position past + i and sees every position up to itself."""
+    n = past + t
+    return np.arange(n) <= np.arange(past, n)[:, None]
+
+
+def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
+    """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one."""
+    x, h = plan.x, plan.n_heads
+    _, w_k, w_v, _ = plan.weights[0]
+    k_cache, v_cache = _split(x[:, :plan.seeded] @ w_k, h), _split(x[:, :plan.seeded] @ w_v, h)  # (b, h, s, d_head)
+    outputs = []
+    for (start, t), (w_q, w_k, w_v, w_o) in zip(plan.starts(), plan.weights):
+        new = x[:, start:start + t]  # (b, t, d_model)
+        if recomputes:
+            k_cache, v_cache = _split(x[:, :start] @ w_k, h), _split(x[:, :start] @ w_v, h)
+        if not keeps_past:
+            k_cache, v_cache = k_cache[:, :, :0], v_cache[:, :, :0]
+        past = k_cache.shape[2]
+        k_all = np.concatenate([k_cache, _split(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
+        v_all = np.concatenate([v_cache, _split(new @ w_v, h)], axis=2)
+        q = _split(new @ w_q, h)  # (b, h, t, d_head)
+        scores = q @ np.swapaxes(k_all, -1, -2) / math.sqrt(q.shape[-1])  # (b, h, t, past + t)
+        scores = np.where(visible(t, past), scores, -np.inf)
+        outputs.append(_merge(_softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
+        k_cache, v_cache = k_all, v_all
+    return np.concatenate(outputs, axis=1)
+
+
+@variant("mask-top-left")
+def _top_left(plan):
+    """new query i saw keys 0..i, the top-left corner of its (t, n) scores; the new queries are the LAST
+    t of the n cached positions, so query i sees keys j <= n - t + i"""
+    return _replay(plan, visible=lambda t, past: np.tril(np.ones((t, past + t), dtype=bool)))
+
+
+@variant("no-mask-in-prefill")
+def _no_mask(plan):
+    """the new tokens of a call with t > 1 saw the tokens after them: a prefill or a chunk needs the
+    causal mask (only a single decode step may see every cached key)"""
+    return _replay(plan, visible=lambda t, past: np.ones((t, past + t), dtype=bool))
+
+
+@variant("no-mask-in-prefill")
+def _mask_only_first_prefill(plan):
+    """the chunks after the first prefill saw the tokens after them: every call with t > 1 needs the
+    causal mask, not only the one on an empty cache"""
+    return _replay(plan, visible=lambda t, past: _bottom_right(t, past) if past == 0 else
+                   np.ones((t, past + t), dtype=bool))
+
+
+@variant("attend-before-append")
+def _past_only(plan):
+    """the new tokens attended to the cache as it was before them, so none saw its own key and value:
+    append the new keys and values first, then attend over everything cached"""
+    return _replay(plan, visible=lambda t, past: _bottom_right(t, past) if past == 0 else
+                   np.arange(past + t) < np.full((t, 1), past))
+
+
+@variant("cache-overwritten")
+def _last_chunk_only(plan):
+    """each call saw only its own tokens: the cache kept only the last chunk; append must keep every
+    earlier position"""
+    return _replay(plan, keeps_past=False)
+
+
+@variant("recompute-every-step")
+def _recomputed(plan):
+    """the past positions' keys and values were computed again, with this call's weights: read them from
+    the cache, as they were appended"""
+    return _replay(plan, recomputes=True)
+
+
+ATTENTION_VARIANTS = [_top_left, _no_mask, _mask_only_first_prefill, _past_only, _last_chunk_only, _recomputed]
+
+
+@variant("cache-wrong-axis")
+def _along_heads(chunks):
+    """the new positions were appended along axis 1, the heads; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=1)
+
+
+@variant("cache-wrong-axis")
+def _along_batch(chunks):
+    """the new positions were appended along axis 0, the batch; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=0)
+
+
+@variant("cache-wrong-axis")
+def _along_channels(chunks):
+    """the new positions were appended along the last axis, d_head; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=-1)
+
+
+@variant("cache-overwritten")
+def _last_only(chunks):
+    """append returned only the last chunk: the cache replaced what it held instead of adding to it"""
+    return chunks[-1]
+
+
+APPEND_VARIANTS = [_along_heads, _along_batch, _along_channels, _last_only]
+
+
+# --- running the learner's cache --------------------------------------------------------------------------
+
+def _inputs(rng, b, n, d_model):
+    """x and four weights: random, not symmetric, scaled so each score has a spread near 1."""
+    x = rng.normal(size=(b, n, d_model))
+    return x, tuple(rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in WEIGHT_NAMES)
+
+
+def _length(cache, what):
+    """len(cache) as the learner's __len__ returns it (a Failure when it is not a count)."""
+    got = LearnerObject.__len__(cache)
+    if isinstance(got, np.ndarray) and got.ndim == 0 and got.dtype.kind in "iu":
+        got = int(got)
+    if not isinstance(got, int) or isinstance(got, bool) or got < 0:
+        raise Failure(f"len({what}) returned {show(got)}, expected the number of cached positions")
+    return got
+
+
+def _expect_empty(cache, length=None):
+    """A new cache holds nothing; `length`, when given, is the len it had when new."""
+    length = _length(cache, "KVCache()") if length is None else length
+    if length:
+        raise Failure(f"len(KVCache()) is {length}, expected 0: a new cache is empty (does it hold positions "
+                      "another cache appended?)")
+
+
+def _positions(count):
+    return f"{count} position{'' if count == 1 else 's'}"
+
+
+def _one_array(got, call):
+    """The output as an array; a tuple such as (output, cache) is named as what it is."""
+    if isinstance(got, (tuple, list)) and got and all(isinstance(item, np.ndarray) for item in got):
+        shapes = ", ".join(str(item.shape) for item in got)
+        raise Failure(f"{call} returned a {type(got).__name__} of {len(got)} arrays ({shapes}), expected one array "
+                      "(b, t, d_model): return the output alone")
+    return as_array(got, call)
+
+
+def _seed(cache, plan):
+    """Put the plan's first `seeded` positions in the cache with cache.append, as a caller may."""
+    _, w_k, w_v, _ = plan.weights[0]
+    part = np.asarray(plan.x[:, :plan.seeded], np.float64)
+    cache.append(_split(part @ w_k, plan.n_heads), _split(part @ w_v, plan.n_heads))
+
+
+def _call(kata, cache, plan, index):
+    """The learner's output for the plan's call `index`, and len(cache) after it."""
+    start, t = list(plan.starts())[index]
+    part = plan.x[:, start:start + t]
+    b, _, d_model = plan.x.shape
+    call = (f"cached_attention(x {part.shape}, cache holding {_positions(start)}, "
+            f"{', '.join(WEIGHT_NAMES)}, n_heads={plan.n_heads})")
+    got = _one_array(kata.cached_attention(part, cache, *plan.weights[index], plan.n_heads), call)
+    if got.shape != (b, t, d_model):
+        raise Failure(f"{call} returned shape {got.shape}, expected {(b, t, d_model)}: one output row per new "
+                      "token, (b, t, d_model)")
+    return got, _length(cache, "cache")
+
+
+def _feed(kata, plan, cache=None):
+    """The learner's outputs for every call of the plan, joined along positions, and len(cache) after each."""
+    if cache is None:
+        cache = kata.KVCache()
+        _expect_empty(cache)
+    if plan.seeded:
+        _seed(cache, plan)
+    outputs, lengths = [], []
+    for index in range(len(plan.chunks)):
+        got, length = _call(kata, cache, plan, index)
+        outputs.append(got)
+        lengths.append(length)
+    return np.concatenate(outputs, axis=1), lengths
+
+
+def _expected(plan, ref):
+    """The right outputs, from float64: kata 04's reference on the whole sequence; the 05 reference replayed
+    call by call when the calls' weights differ (kata 04 takes one set)."""
+    plan = plan.as_float64()
+    if plan.uniform:
+        end = plan.seeded + sum(plan.chunks)
+        return _full_attention()(plan.x[:, :end], *plan.weights[0], plan.n_heads, causal=True)[:, plan.seeded:]
+    cache = ref.KVCache()
+    if plan.seeded:
+        _seed(cache, plan)
+    return np.concatenate([ref.cached_attention(plan.x[:, start:start + t], cache, *weights, plan.n_heads)
+                           for (start, t), weights in zip(plan.starts(), plan.weights)], axis=1)
+
+
+def _compare(got, want, plan, why=""):
+    """Fail unless the joined outputs match; say which call went wrong, and name the bug whose output it is."""
+    rtol, atol = tolerance(got, plan.x, *plan.weights[0])
+    bad = ~close(got, want, rtol, atol)
+    if not bad.any():
+        return
+    example, row, channel = (int(i) for i in np.argwhere(bad)[0])
+    position = plan.seeded + row
+    index, (start, t) = next((i, call) for i, call in enumerate(plan.starts()) if position < call[0] + call[1])
+    detail = (f"call {index + 1} of {len(plan.chunks)} (t={t}, {_positions(start)} cached before it) returned wrong "
+              f"values: position {position}, example {example}, channel {channel}: "
+              f"got {got[example, row, channel]:.4g}, expected {want[example, row, channel]:.4g}")
+    nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
+    matched = Suspects(ATTENTION_VARIANTS, plan.as_float64()).match(got, want, rtol, atol)
+    if matched:
+        raise Failure(f"{plan.describe()}: {detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
+    raise Failure(f"{plan.describe()}: {detail}" + (f": {why}" if why else ""), nonfinite=nonfinite)
+
+
+def _expect_lengths(lengths, plan):
+    want = [start + t for start, t in plan.starts()]
+    if lengths != want:
+        raise Failure(f"{plan.describe()}: len(cache) was {lengths} after the calls, expected {want}: len counts "
+                      "every cached position")
+
+
+def _check_plan(kata, ref, plan, why=""):
+    got, lengths = _feed(kata, plan)
+    _compare(got, _expected(plan, ref), plan, why)
+    _expect_lengths(lengths, plan)
+
+
+def _pair(got, call):
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise Failure(f"{call} returned {show(got)}, expected the pair (k_all, v_all)")
+    return as_array(got[0], call), as_array(got[1], call)
+
+
+def _check_appends(kata, rng, b, h, chunks, d_head):
+    """Append chunks of keys and values; after each, (k_all, v_all) and len(cache) hold every position so far."""
+    cache = kata.KVCache()
+    _expect_empty(cache)
+    keys, values = [], []
+    for index, t in enumerate(chunks):
+        k, v = rng.normal(size=(b, h, t, d_head)), rng.normal(size=(b, h, t, d_head))
+        keys.append(k)
+        values.append(v)
+        earlier = f" after appending {' + '.join(str(c) for c in chunks[:index])} positions" if index else ""
+        call = f"cache.append(k {k.shape}, v {v.shape}){earlier}"
+        k_all, v_all = _pair(cache.append(k, v), call)
+        for name, got, parts in (("k_all", k_all, keys), ("v_all", v_all, values)):
+            want = np.concatenate(parts, axis=2)  # (b, h, n, d_head)
+            if got.shape == want.shape and close(got, want, *tolerance(got, want)).all():
+                continue
+            detail = (f"returned {name} of shape {got.shape}, expected {want.shape}" if got.shape != want.shape
+                      else f"returned wrong {name} {first_difference(got, want, *tolerance(got, want))}")
+            matched = Suspects(APPEND_VARIANTS, list(parts)).match(got, want, *tolerance(got, want))
+            if matched:
+                raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
+            raise Failure(f"{call} {detail}: every position appended so far, old ones first, (b, h, n, d_head)")
+        length = _length(cache, "cache")
+        if length != sum(chunks[:index + 1]):
+            raise Failure(f"len(cache) is {length} after appending {' + '.join(str(c) for c in chunks[:index + 1])} "
+                          f"positions, expected {sum(chunks[:index + 1])}: len counts every cached position")
+
+
+# --- the cache itself ---------------------------------------------------------------------------------------
+
+@bug("cache-wrong-axis")
+def test_append_along_positions(kata, rng):
+    _check_appends(kata, rng, 2, 3, (2, 2), 4)  # equal chunks: a cache along the wrong axis still runs
+
+
+@bug("cache-overwritten")
+def test_append_keeps_every_chunk(kata, rng):
+    _check_appends(kata, rng, 3, 2, (3, 1, 2), 5)
+
+
+@bug("shared-cache-state")
+def test_two_caches_side_by_side(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 7, 12)
+    other = rng.normal(size=x.shape)
+    plan = _uniform_plan(x, weights, 3, (3, 1, 2, 1))
+    other_plan = _uniform_plan(other, weights, 3, (2, 2, 1, 2))
+    first = kata.KVCache()
+    before = _length(first, "KVCache()")
+    try:
+        alone = _feed(kata, plan, first)
+    except (LearnerError, Failure) as error:  # judged after looking for shared storage, which can cause it
+        alone = error
+    fresh = _length(kata.KVCache(), "KVCache()")
+    if fresh != before:
+        raise Failure(f"a new KVCache() held {_positions(before)}; after another cache was fed "
+                      f"{_positions(sum(plan.chunks))}, a new one held {_positions(fresh)}: the caches share their "
+                      "storage (a class attribute or a mutable default)", "shared-cache-state", exact=True)
+    if isinstance(alone, Exception):
+        raise alone
+    _expect_empty(first, before)
+    want = _expected(plan, ref)
+    _compare(alone[0], want, plan)
+    # The same calls again on a cache used side by side with another: each answer must stay as it was.
+    mine, theirs = kata.KVCache(), kata.KVCache()
+    got, other_got = [], []
+    for index in range(len(plan.chunks)):
+        got.append(_call(kata, mine, plan, index)[0])
+        other_got.append(_call(kata, theirs, other_plan, index)[0])
+    got = np.concatenate(got, axis=1)
+    if not close(got, want, *tolerance(got, x)).all():
+        where = first_difference(got, want, *tolerance(got, x))
+        raise Failure(f"{plan.describe()}: right on a cache used alone, wrong ({where}) on a cache used in turns "
+                      "with another: the caches share their storage", "shared-cache-state", exact=True)
+    _compare(np.concatenate(other_got, axis=1), _expected(other_plan, ref), other_plan)
+
+
+# --- cached_attention against full causal attention -----------------------------------------------------
+
+def test_output_shape(kata, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    _feed(kata, _uniform_plan(x, weights, 3, (4, 1)))  # each call's shape is checked as it comes
+
+
+@bug("no-mask-in-prefill")
+def test_one_chunk(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 7, 12)  # b=2, h=3, d_head=4: the whole sequence in one call
+    _check_plan(kata, ref, _uniform_plan(x, weights, 3, (7,)))
+
+
+@bug("mask-top-left")
+def test_prefill_then_decode(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 9, 12)
+    _check_plan(kata, ref, _uniform_plan(x, weights, 3, (5, 1, 1, 1, 1)))
+
+
+@bug("mask-top-left")
+def test_chunks(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 11, 12)
+    _check_plan(kata, ref, _uniform_plan(x, weights, 3, (3, 2, 1, 1, 4)))
+
+
+@bug("cache-overwritten")
+def test_single_steps(kata, ref, rng):
+    x, weights = _inputs(rng, 3, 7, 8)  # b=3, h=2, d_head=4
+    _check_plan(kata, ref, _uniform_plan(x, weights, 2, (1,) * 7))
+
+
+@bug("attend-before-append")
+def test_new_tokens_see_themselves(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 10, 12)  # 6 positions already cached, then a step, a chunk, a step
+    _check_plan(kata, ref, _uniform_plan(x, weights, 3, (1, 2, 1), seeded=6))
+
+
+# --- cost: past keys and values are never recomputed ---------------------------------------------------------
+
+@bug("recompute-every-step")
+def test_past_keys_come_from_the_cache(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 9, 12)
+    _, later = _inputs(rng, 1, 1, 12)  # later calls bring new weights: they apply to the new tokens only
+    plan = Plan(x, (weights, later, later), 3, (6, 1, 2))
+    got, lengths = _feed(kata, plan)
+    _compare(got, _expected(plan, ref), plan, why="the later calls had new weights; past positions keep the keys "
+             "and values they were appended with")
+    _expect_lengths(lengths, plan)
+
+
+COST_POSITIONS = (32, 256)
+# From position 32 to 256 a peak memory linear in n grows 8x at most, an n x n table 64x: the bug is named
+# past the geometric middle, log(growth) / log(8) > 1.5, well clear of both (a right step measures about 4x).
+QUADRATIC_EXPONENT = 1.5
+
+
+def _decode_costs(kata, x, weights, n_heads, n):
+    """The work and peak memory of the decode step at position n, the cache filled by one prefill call."""
+    cache = kata.KVCache()
+    kata.cached_attention(x[:, :n], cache, *weights, n_heads)  # one call, not n decode steps: the check stays fast
+    _, work = kata.cached_attention.measuring(x[:, n:n + 1], cache, *weights, n_heads, counted=COUNTED)
+    return cache, work
+
+
+def _kib(size):
+    return f"{size / 1024:.0f} KiB" if size < 2**20 else f"{size / 2**20:.1f} MiB"
+
+
+@bug("recompute-every-step")
+def test_decode_cost(kata, rng):
+    b, d_model, n_heads = 1, 8, 2
+    short, long = COST_POSITIONS
+    x, weights = _inputs(rng, b, long + 4, d_model)
+    (short_cache, small), (long_cache, large) = (_decode_costs(kata, x, weights, n_heads, n) for n in COST_POSITIONS)
+    needed = 4 * b  # one new token: its query, key, value and output projection, a row each
+    rows = {n: work["weight_work"] // d_model ** 2 for n, work in zip(COST_POSITIONS, (small, large))}
+    if rows[short] and rows[long] and rows[long] > 1.5 * rows[short]:
+        raise Failure(f"the decode step at position {long} sent {rows[long]} rows through the weights (at position "
+                      f"{short}: {rows[short]}; one new token needs {needed}: its query, key, value and output): past "
+                      "keys and values are recomputed at every step", "recompute-every-step", exact=True)
+    growth = large["peak_bytes"] / max(small["peak_bytes"], 1)
+    if growth > (long / short) ** QUADRATIC_EXPONENT:
+        raise Failure(f"the decode step at position {long} held {_kib(large['peak_bytes'])} at its peak (at position "
+                      f"{short}: {_kib(small['peak_bytes'])}): {growth:.0f}x the memory for {long // short}x the "
+                      "positions, so something n x n is built at every step (the whole score table, or a mask over "
+                      "all positions); a decode step needs one row of n scores per head", "recompute-every-step",
+                      exact=True)
+    if not (rows[short] and rows[long]):
+        _stopwatch_fallback(kata, (short_cache, long_cache), x, weights, n_heads)
+
+
+def _stopwatch_fallback(kata, caches, x, weights, n_heads, steps=3):
+    """The weights reached no counted product (np.asarray(w) makes a plain copy): time a few steps instead.
+
+    A stopwatch is noisy (other processes, the round trip to the sandbox), so this never fails on a
+    close call: it names the bug only when a step at the long cache is both 20x slower and 50 ms slower
+    than at the short one, and passes otherwise. Recomputation with copied weights is still caught
+    deterministically by test_past_keys_come_from_the_cache.
+    """
+    best = []
+    for cache, n in zip(caches, COST_POSITIONS):
+        times = []
+        for step in range(1, steps + 1):
+            began = time.perf_counter()
+            kata.cached_attention(x[:, n + step:n + step + 1], cache, *weights, n_heads)
+            times.append(time.perf_counter() - began)
+        best.append(min(times))
+    short, long = best
+    if long > 20 * short and long - short > 0.05:
+        raise Failure(f"the weights could not be counted (they were copied), and a decode step at position "
+                      f"{COST_POSITIONS[1]} took {long * 1000:.0f} ms against {short * 1000:.1f} ms at position "
+                      f"{COST_POSITIONS[0]}: the work per step grows with the cache, as if past keys were recomputed",
+                      "recompute-every-step")
+
+
+# --- precision and inputs ------------------------------------------------------------------------------------
+
+def test_float32(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 8, 12)
+    x, weights = x.astype(np.float32), tuple(w.astype(np.float32) for w in weights)
+    plan = _uniform_plan(x, weights, 3, (4, 1, 3))
+    got, lengths = _feed(kata, plan)
+    if got.dtype.kind != "f":
+        raise Failure(f"{plan.describe()} returned dtype {got.dtype}, expected floating point")
+    _compare(got, _expected(plan, ref), plan)
+    _expect_lengths(lengths, plan)
+
+
+def test_inputs_unchanged(kata, rng):
+    x, weights = _inputs(rng, 2, 5, 12)
+    cache = kata.KVCache()
+    k, v = rng.normal(size=(2, 3, 2, 4)), rng.normal(size=(2, 3, 2, 4))
+    _, after = cache.append.keeping_args(k.copy(), v.copy())
+    for name, before, now in zip(("k", "v"), (k, v), after):
+        if not np.array_equal(before, np.asarray(now)):
+            raise Failure(f"cache.append(k {k.shape}, v {v.shape}) changed its argument {name}: the cache must "
+                          "keep copies or new arrays, never write into the caller's")
+    args = (x[:, 2:], cache, *weights, 3)
+    _, after = kata.cached_attention.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+    for name, before, now in zip(("x", "cache", *WEIGHT_NAMES), args, after):
+        if isinstance(before, np.ndarray) and not np.array_equal(before, np.asarray(now)):
+            raise Failure(f"cached_attention(x {x[:, 2:].shape}, cache, "
+                          f"{', '.join(WEIGHT_NAMES)}, n_heads=3) changed its argument {name}: work on new arrays, "
+                          "never the caller's")

@@ -1,0 +1,42 @@
+"""Bug: append stores the new chunk in place of the old one: the cache keeps only the last chunk."""
+import numpy as np
+
+
+def softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def split_heads(x, n_heads):
+    b, t, d_model = x.shape
+    return x.reshape(b, t, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)
+
+
+def merge_heads(x):
+    b, h, t, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_head)
+
+
+class KVCache:
+    def __init__(self):
+        self.k = None
+        self.v = None
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def append(self, k, v):
+        self.k, self.v = k, v
+        self.n = k.shape[2]
+        return self.k, self.v
+
+
+def cached_attention(x, cache, w_q, w_k, w_v, w_o, n_heads):
+    t = x.shape[1]
+    q = split_heads(x @ w_q, n_heads)
+    k, v = cache.append(split_heads(x @ w_k, n_heads), split_heads(x @ w_v, n_heads))
+    n = k.shape[2]
+    scores = q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    scores = np.where(np.arange(n) <= np.arange(n - t, n)[:, None], scores, -np.inf)
+    return merge_heads(softmax(scores) @ v) @ w_o
