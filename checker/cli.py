@@ -261,6 +261,7 @@ def quiz(kata_key, count, seed, as_json, list_only):
         show(render.score_text(correct, len(asked), seed))
 
 
+@cli.command()
 @click.argument("kata_key", metavar="ID")
 @click.option("--file", "file", type=click.Path(path_type=Path),
               help="Time this .py file instead of katas/NN_slug.py.")
