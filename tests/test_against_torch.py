@@ -97,3 +97,24 @@ def test_padding_with_fully_masked_rows_matches_torch(rng):
     expected = _sdpa(q, k, v, mask)  # PyTorch >= 2.5 gives zeros for a query with no visible key
     np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-12)
     assert (weights[:, :3] == 0).all() and (out[:, :3] == 0).all()
+
+
+@pytest.mark.parametrize("chunks", [[6], [3, 1, 1, 1], [1] * 6, [2, 4]])
+def test_kv_cache_decode_matches_torch(rng, chunks):
+    b, d_model, h = 2, 12, 3
+    n = sum(chunks)
+    x = rng.normal(size=(b, n, d_model))
+    w_q, w_k, w_v, w_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
+    kv = reference("kv-cache")
+    cache, outputs, start = kv.KVCache(), [], 0
+    for t in chunks:
+        outputs.append(kv.cached_attention(x[:, start:start + t], cache, w_q, w_k, w_v, w_o, h))
+        start += t
+    layer = torch.nn.MultiheadAttention(d_model, h, bias=False, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        layer.in_proj_weight.copy_(tensor(np.concatenate([w_q.T, w_k.T, w_v.T])))
+        layer.out_proj.weight.copy_(tensor(w_o.T))
+        blocked = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+        expected, _ = layer(tensor(x), tensor(x), tensor(x), attn_mask=blocked, need_weights=False)
+    np.testing.assert_allclose(np.concatenate(outputs, axis=1), expected.numpy(), rtol=1e-10, atol=1e-12)
+    assert len(cache) == n

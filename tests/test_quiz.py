@@ -24,10 +24,11 @@ def test_every_question_computes_its_answer(question, seed):
 
 
 def test_enough_questions_of_every_kind():
-    per_kata = {}
+    per_kata = {kata.slug: 0 for kata in catalog.all_katas()}
     for q in QUESTIONS:
-        per_kata[q.kata] = per_kata.get(q.kata, 0) + 1
+        per_kata[q.kata] += 1
     assert all(count >= 8 for count in per_kata.values()), per_kata
+    assert len(QUESTIONS) >= 40 and sum(q.kind == "templated" for q in QUESTIONS) >= 20
     assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
 
 
