@@ -4,7 +4,7 @@ named, every correct variant passes, and every hidden test is proven by a file i
 import pytest
 
 from checker import catalog, prompts
-from checker.runner import hidden_tests
+from checker.runner import check, hidden_tests
 from conftest import CORRECT, UNCATALOGUED, ZOO, bug_of, checked, files_in
 
 KATAS = catalog.all_katas()
@@ -50,6 +50,15 @@ def test_no_result_confuses_the_checker(kata, path):
 @pytest.mark.parametrize("kata, path", files_in(CORRECT))
 def test_correct_variant_passes(kata, path):
     result = checked(kata, path)
+    assert result.status == "passed", _explain(result)
+
+
+@pytest.mark.parametrize("seed", [1, 99991])
+@pytest.mark.parametrize("kata, path", files_in(CORRECT) + [pytest.param(k, k.solution_path, id=f"{k.slug}/reference")
+                                                             for k in KATAS])
+def test_correct_code_passes_under_other_seeds(kata, path, seed):
+    """A hiring grade draws its own seed: honest code must pass whatever the draw."""
+    result = check(kata, path, seed=seed)
     assert result.status == "passed", _explain(result)
 
 

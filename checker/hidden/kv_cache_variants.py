@@ -1,0 +1,176 @@
+"""A sequence fed to a KV cache in chunks, and what code carrying each catalogued bug of kata 05
+outputs for it, to recognise the bug by its output."""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from checker.testkit import variant
+
+
+# --- a sequence fed to a cache, and what the catalogued bugs output for it ----------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """One sequence x (b, N, d_model) fed to a cache: `seeded` positions put in with cache.append (their
+    keys and values projected here), then one cached_attention call per entry of `chunks`."""
+
+    x: np.ndarray
+    weights: tuple  # per call: (w_q, w_k, w_v, w_o); the seeded keys use the first call's
+    n_heads: int
+    chunks: tuple
+    seeded: int = 0
+
+    @property
+    def uniform(self):
+        """Every call has the same weights."""
+        return all(all(np.array_equal(a, b) for a, b in zip(call, self.weights[0])) for call in self.weights)
+
+    def starts(self):
+        """(first position, t) of each call."""
+        start = self.seeded
+        for t in self.chunks:
+            yield start, t
+            start += t
+
+    def as_float64(self):
+        x = np.asarray(self.x, np.float64)
+        weights = tuple(tuple(np.asarray(w, np.float64) for w in call) for call in self.weights)
+        return Plan(x, weights, self.n_heads, self.chunks, self.seeded)
+
+    def describe(self):
+        b, _, d_model = self.x.shape
+        dtype = "" if self.x.dtype == np.float64 else f" {self.x.dtype}"
+        seeded = f"after cache.append of {self.seeded} positions, " if self.seeded else ""
+        if set(self.chunks) == {1}:
+            calls = f"{len(self.chunks)} single steps"
+        elif len(self.chunks) > 1 and set(self.chunks[1:]) == {1}:
+            calls = f"a prefill of {self.chunks[0]} tokens then {len(self.chunks) - 1} single steps"
+        elif len(self.chunks) == 1:
+            calls = f"one call of {self.chunks[0]} tokens"
+        else:
+            calls = f"calls of {', '.join(str(t) for t in self.chunks)} tokens"
+        return f"cached_attention {seeded}{calls} (b={b}, d_model={d_model}{dtype}, n_heads={self.n_heads})"
+
+
+def uniform_plan(x, weights, n_heads, chunks, seeded=0):
+    return Plan(x, (weights,) * len(chunks), n_heads, tuple(chunks), seeded)
+
+
+def split_heads(x, n_heads):
+    b, t, d_model = x.shape
+    return x.reshape(b, t, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, t, d_head)
+
+
+def _merge(x):
+    b, h, t, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_head)  # (b, t, d_model)
+
+
+def _softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _bottom_right(t, past):
+    """(t, past + t): new query i is position past + i and sees every position up to itself."""
+    n = past + t
+    return np.arange(n) <= np.arange(past, n)[:, None]
+
+
+def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
+    """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one."""
+    x, h = plan.x, plan.n_heads
+    _, w_k, w_v, _ = plan.weights[0]
+    k_cache, v_cache = split_heads(x[:, :plan.seeded] @ w_k, h), split_heads(x[:, :plan.seeded] @ w_v, h)  # (b, h, s, d_head)
+    outputs = []
+    for (start, t), (w_q, w_k, w_v, w_o) in zip(plan.starts(), plan.weights):
+        new = x[:, start:start + t]  # (b, t, d_model)
+        if recomputes:
+            k_cache, v_cache = split_heads(x[:, :start] @ w_k, h), split_heads(x[:, :start] @ w_v, h)
+        if not keeps_past:
+            k_cache, v_cache = k_cache[:, :, :0], v_cache[:, :, :0]
+        past = k_cache.shape[2]
+        k_all = np.concatenate([k_cache, split_heads(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
+        v_all = np.concatenate([v_cache, split_heads(new @ w_v, h)], axis=2)
+        q = split_heads(new @ w_q, h)  # (b, h, t, d_head)
+        scores = q @ np.swapaxes(k_all, -1, -2) / math.sqrt(q.shape[-1])  # (b, h, t, past + t)
+        scores = np.where(visible(t, past), scores, -np.inf)
+        outputs.append(_merge(_softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
+        k_cache, v_cache = k_all, v_all
+    return np.concatenate(outputs, axis=1)
+
+
+@variant("mask-top-left")
+def _top_left(plan):
+    """new query i saw keys 0..i, the top-left corner of its (t, n) scores; the new queries are the LAST
+    t of the n cached positions, so query i sees keys j <= n - t + i"""
+    return _replay(plan, visible=lambda t, past: np.tril(np.ones((t, past + t), dtype=bool)))
+
+
+@variant("no-mask-in-prefill")
+def _no_mask(plan):
+    """the new tokens of a call with t > 1 saw the tokens after them: a prefill or a chunk needs the
+    causal mask (only a single decode step may see every cached key)"""
+    return _replay(plan, visible=lambda t, past: np.ones((t, past + t), dtype=bool))
+
+
+@variant("no-mask-in-prefill")
+def _mask_only_first_prefill(plan):
+    """the chunks after the first prefill saw the tokens after them: every call with t > 1 needs the
+    causal mask, not only the one on an empty cache"""
+    return _replay(plan, visible=lambda t, past: _bottom_right(t, past) if past == 0 else
+                   np.ones((t, past + t), dtype=bool))
+
+
+@variant("attend-before-append")
+def _past_only(plan):
+    """the new tokens attended to the cache as it was before them, so none saw its own key and value:
+    append the new keys and values first, then attend over everything cached"""
+    return _replay(plan, visible=lambda t, past: _bottom_right(t, past) if past == 0 else
+                   np.arange(past + t) < np.full((t, 1), past))
+
+
+@variant("cache-overwritten")
+def _last_chunk_only(plan):
+    """each call saw only its own tokens: the cache kept only the last chunk; append must keep every
+    earlier position"""
+    return _replay(plan, keeps_past=False)
+
+
+@variant("recompute-every-step")
+def _recomputed(plan):
+    """the past positions' keys and values were computed again, with this call's weights: read them from
+    the cache, as they were appended"""
+    return _replay(plan, recomputes=True)
+
+
+ATTENTION_VARIANTS = [_top_left, _no_mask, _mask_only_first_prefill, _past_only, _last_chunk_only, _recomputed]
+
+
+@variant("cache-wrong-axis")
+def _along_heads(chunks):
+    """the new positions were appended along axis 1, the heads; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=1)
+
+
+@variant("cache-wrong-axis")
+def _along_batch(chunks):
+    """the new positions were appended along axis 0, the batch; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=0)
+
+
+@variant("cache-wrong-axis")
+def _along_channels(chunks):
+    """the new positions were appended along the last axis, d_head; positions are axis 2 of (b, h, n, d_head)"""
+    return np.concatenate(chunks, axis=-1)
+
+
+@variant("cache-overwritten")
+def _last_only(chunks):
+    """append returned only the last chunk: the cache replaced what it held instead of adding to it"""
+    return chunks[-1]
+
+
+APPEND_VARIANTS = [_along_heads, _along_batch, _along_channels, _last_only]

@@ -1,0 +1,210 @@
+"""What code carrying each catalogued bug of kata 04 computes, to recognise it by its output.
+
+Split and merge variants take what split_heads and merge_heads take; attention variants take what
+multi_head_attention takes, in float64, and return its output.
+"""
+
+import numpy as np
+
+from checker.testkit import variant
+
+
+# --- the right layout, and what the catalogued bugs do to it ---------------------------------------
+
+def _split(x, n_heads):
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, n, d_head)
+
+
+def _merge(x):
+    b, h, n, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, n, h * d_head)  # (b, n, d_model)
+
+
+@variant("reshape-without-transpose")
+def _split_by_reshape(x, n_heads):
+    """a reshape straight to (b, h, n, d_head) keeps the memory order, so each head's rows are chunks of
+    other tokens: reshape to (b, n, h, d_head), THEN swap the heads and tokens axes"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n_heads, n, d_model // n_heads)
+
+
+@variant("heads-interleaved")
+def _split_strided(x, n_heads):
+    """head i got the strided channels i, i+h, i+2h, ... (a reshape to (b, n, d_head, h)); head i owns
+    the contiguous channels [i*d_head, (i+1)*d_head)"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, d_model // n_heads, n_heads).transpose(0, 3, 1, 2)
+
+
+@variant("heads-batch-order")
+def _split_heads_first(x, n_heads):
+    """the heads were folded in front of the batch axis, (h, b), then read back as (b, h): examples are
+    mixed"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(2, 0, 1, 3).reshape(b, n_heads, n, -1)
+
+
+@variant("heads-batch-order")
+def _split_heads_axis_first(x, n_heads):
+    """the heads axis came in front of the batch axis: (h, b, n, d_head) instead of (b, h, n, d_head)"""
+    b, n, d_model = x.shape
+    return x.reshape(b, n, n_heads, d_model // n_heads).transpose(2, 0, 1, 3)
+
+
+@variant("merge-without-transpose")
+def _merge_by_reshape(x):
+    """a reshape straight from (b, h, n, d_head) to (b, n, d_model) puts whole heads where tokens belong:
+    swap the heads and tokens axes back, (b, n, h, d_head), THEN reshape"""
+    b, h, n, d_head = x.shape
+    return x.reshape(b, n, h * d_head)
+
+
+@variant("heads-interleaved")
+def _merge_strided(x):
+    """head i was written to the strided channels i, i+h, i+2h, ...; it owns the contiguous channels
+    [i*d_head, (i+1)*d_head)"""
+    b, h, n, d_head = x.shape
+    return x.transpose(0, 2, 3, 1).reshape(b, n, h * d_head)
+
+
+@variant("heads-batch-order")
+def _merge_heads_first(x):
+    """the heads were unfolded as if they came before the batch axis, (h, b): examples are mixed"""
+    b, h, n, d_head = x.shape
+    return x.reshape(h, b, n, d_head).transpose(1, 2, 0, 3).reshape(b, n, h * d_head)
+
+
+@variant("heads-batch-order")
+def _merge_heads_axis_first(x):
+    """the input was read as (h, b, n, d_head), heads before the batch axis; it is (b, h, n, d_head)"""
+    h, b, n, d_head = x.shape
+    return x.transpose(1, 2, 0, 3).reshape(b, n, h * d_head)
+
+
+SPLIT_VARIANTS = [_split_by_reshape, _split_strided, _split_heads_first, _split_heads_axis_first]
+MERGE_VARIANTS = [_merge_by_reshape, _merge_strided, _merge_heads_first, _merge_heads_axis_first]
+
+
+# --- multi-head attention, right and wrong ------------------------------------------------------------
+
+def _softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=_split, merge=_merge, scale_by=None,
+               w_in=lambda w: w, w_out=lambda w: w, project=True):
+    """Multi-head attention with one of its steps swapped for a buggy one."""
+    b, n, d_model = x.shape
+    q, k, v = (split(x @ w_in(w), n_heads) for w in (w_q, w_k, w_v))  # (b, h, n, d_head)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(scale_by or d_model // n_heads)  # (b, h, n, n)
+    if causal:
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+    heads = merge(_softmax(scores) @ v)  # (b, n, d_model)
+    return heads @ w_out(w_o) if project else heads
+
+
+@variant("reshape-without-transpose")
+def _mha_split_by_reshape(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """q, k and v were split by a reshape straight to (b, h, n, d_head), which mixes tokens across heads:
+    reshape to (b, n, h, d_head), THEN transpose"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_by_reshape)
+
+
+@variant("reshape-without-transpose")
+def _mha_reshape_both_ways(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """q, k and v were split by a reshape straight to (b, h, n, d_head), which mixes tokens across heads
+    (reshaping back afterwards does not unmix them): reshape to (b, n, h, d_head), THEN transpose"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_by_reshape, merge=_merge_by_reshape)
+
+
+@variant("merge-without-transpose")
+def _mha_merge_by_reshape(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were merged by a reshape straight from (b, h, n, d_head) to (b, n, d_model), which puts
+    whole heads where tokens belong: transpose to (b, n, h, d_head), THEN reshape"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_by_reshape)
+
+
+@variant("heads-interleaved")
+def _mha_strided_both_ways(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """each head worked on the strided channels i, i+h, i+2h, ... (a reshape to (b, n, d_head, h)); head i
+    owns the contiguous channels [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_strided, merge=_merge_strided)
+
+
+@variant("heads-interleaved")
+def _mha_split_strided(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the split gave head i the strided channels i, i+h, i+2h, ...; head i owns the contiguous channels
+    [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_strided)
+
+
+@variant("heads-interleaved")
+def _mha_merge_strided(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the merge wrote head i to the strided channels i, i+h, i+2h, ...; head i owns the contiguous
+    channels [i*d_head, (i+1)*d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_strided)
+
+
+@variant("heads-batch-order")
+def _mha_split_heads_first(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were folded in front of the batch axis, (h, b), and read back as (b, h): each example's
+    output holds heads of other examples"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, split=_split_heads_first)
+
+
+@variant("heads-batch-order")
+def _mha_merge_heads_first(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the heads were merged as if they came before the batch axis, (h, b): each example's output holds
+    heads of other examples"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, merge=_merge_heads_first)
+
+
+@variant("scale-by-d-model")
+def _mha_scale_by_d_model(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the scores were divided by sqrt(d_model); each head's keys have d_head = d_model / h channels, so
+    divide by sqrt(d_head)"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, scale_by=x.shape[-1])
+
+
+@variant("missing-output-projection")
+def _mha_without_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """this is the merged heads before the output projection: W_O was never applied"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, project=False)
+
+
+@variant("weight-orientation")
+def _mha_transposed_weights(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """every weight was used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose, w_out=np.transpose)
+
+
+@variant("weight-orientation")
+def _mha_transposed_qkv(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """w_q, w_k and w_v were used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose)
+
+
+@variant("weight-orientation")
+def _mha_transposed_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """w_o was used as heads @ w_o.T, an (out, in) matrix; here W is (in, out): heads @ w_o"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_out=np.transpose)
+
+
+@variant("causal-ignored")
+def _mha_never_masks(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """no causal mask was applied although causal=True (the default): query i must see keys 0..i only"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=False)
+
+
+@variant("causal-ignored")
+def _mha_always_masks(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+    """the causal mask was applied although causal=False: every query must see every key"""
+    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True)
+
+
+MHA_VARIANTS = [_mha_split_by_reshape, _mha_reshape_both_ways, _mha_merge_by_reshape, _mha_strided_both_ways,
+                _mha_split_strided, _mha_merge_strided, _mha_split_heads_first, _mha_merge_heads_first,
+                _mha_scale_by_d_model, _mha_without_w_o, _mha_transposed_weights, _mha_transposed_qkv,
+                _mha_transposed_w_o, _mha_never_masks, _mha_always_masks]
