@@ -38,9 +38,10 @@ def main():
         "kata check 01 (the stub: not started)": [kata, "check", "01"],
         "kata check 01 --file solutions/01_scores.py (every check runs)":
             [kata, "check", "01", "--file", "solutions/01_scores.py"],
-        "kata check 02 --file solutions/02_softmax.py (every check runs)":
-            [kata, "check", "02", "--file", "solutions/02_softmax.py"],
     }
+    for path in sorted((ROOT / "solutions").glob("0[2-9]_*.py")):
+        commands[f"kata check {path.name[:2]} --file solutions/{path.name} (every check runs)"] = \
+            [kata, "check", path.name[:2], "--file", f"solutions/{path.name}"]
     median_seconds(commands[next(iter(commands))], 2)  # warm the file cache
     baseline = None
     print(f"median of {runs} runs each")

@@ -116,7 +116,9 @@ def check(kata_key, file, as_json, timeout, check_all):
         objects = [r.to_json() for r in results]
         click.echo(json.dumps({"katas": objects} if check_all else objects[0]))
     else:
-        _echo("\n\n".join(render.check_text(r, _prompts(k)) for r, k in zip(results, katas)))
+        # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
+        _echo("\n\n".join(render.check_text(r, None if r.status == "passed" else _prompts(k))
+                            for r, k in zip(results, katas)))
     sys.exit(0 if all(r.status == "passed" for r in results) else 1)
 
 

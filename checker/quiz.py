@@ -8,9 +8,7 @@ Kinds of question:
 - worked: the seeds' hand examples, the answer computed from the reference solutions.
 """
 
-import random
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 KINDS = ("templated", "predict", "choice", "worked")
 _KEYS = {
@@ -129,6 +127,8 @@ def ask(question, rng):
 
 def draw(questions, count, seed):
     """`count` questions (each at most once), drawn and computed: the same seed gives the same quiz."""
+    import random
+
     rng = random.Random(seed)
     chosen = rng.sample(list(questions), min(count, len(questions)))
     return [ask(question, rng) for question in chosen]
@@ -196,6 +196,8 @@ def _flatten(value):
 
 def parse_numbers(text):
     """`(2, 8, 10, 10)`, `2x8x10x10`, `[2,8,10,10]`, `2 8 10 10`, `1/3`, `0.333`: the numbers, or None."""
+    from fractions import Fraction
+
     cleaned = text.lower().replace("×", "x")
     for bracket in "()[]{}":
         cleaned = cleaned.replace(bracket, " ")
