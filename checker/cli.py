@@ -54,25 +54,33 @@ def cli():
 
     Example:
 
+    \b
         kata list
         kata check 01
+        kata watch
         kata hint softmax
+        kata mock --minutes 45
     """
 
 
 @cli.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 def list_katas(as_json):
-    """List the katas with their status in this workspace.
+    """List the katas with your progress on each in this workspace: status, checks run (attempts),
+    hints used and the time from the first check to the first pass.
 
     Example:
 
+    \b
         kata list
+        kata list --json
     """
     record = _progress(catalog.find_workspace())
-    rows = [(kata, _prompts(kata).title, record.of(kata.id).status) for kata in catalog.all_katas()]
+    rows = [(kata, _prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     if as_json:
-        click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": s} for k, t, s in rows]))
+        click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": e.status, "attempts": e.attempts,
+                                "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
+                                "bugs_seen": e.bugs_seen} for k, t, e in rows]))
     else:
         _echo(render.list_text(rows))
 
@@ -134,7 +142,7 @@ def _readable(path):
 def _record(workspace, results):
     record = _progress(workspace)
     for result in results:
-        record.record_check(result.kata, result.status.value)
+        record.record_check(result.kata, result.status.value, result.bugs)
     _save(record)
 
 
@@ -243,24 +251,178 @@ def quiz(kata_key, count, seed, as_json, list_only):
         raise UsageProblem(f"no questions for {katas[0]} yet")
     seed = random.randrange(10**6) if seed is None else seed
     asked = quizzes.draw(questions, count, seed)
-    stdin = click.get_text_stream("stdin")
-    interactive = stdin.isatty()
-
-    def read_reply():
-        if interactive:
-            return click.prompt("Your answer", default="", show_default=False, err=as_json)
-        line = stdin.readline()
-        return line.rstrip("\n") if line else None
-
-    def show(text):
-        click.echo(text, err=as_json, color=render.color_wanted())
-
+    read_reply, show = _quiz_io(err=as_json)
     correct = quizzes.run(asked, read_reply, show)
     if as_json:
         click.echo(json.dumps({"seed": seed, "asked": len(asked), "correct": correct,
                                "questions": [a.to_json() for a in asked]}))
     else:
         show(render.score_text(correct, len(asked), seed))
+
+
+def _quiz_io(err=False):
+    """(read_reply, show) for quiz.run: replies from the terminal, or one a line from standard input when
+    it is not a terminal (its end: unanswered). `err` sends the questions to stderr (for --json)."""
+    stdin = click.get_text_stream("stdin")
+    interactive = stdin.isatty()
+
+    def read_reply():
+        if interactive:
+            return click.prompt("Your answer", default="", show_default=False, err=err)
+        line = stdin.readline()
+        return line.rstrip("\n") if line else None
+
+    def show(text):
+        click.echo(text, err=err, color=render.color_wanted())
+
+    return read_reply, show
+
+
+def _clock(ctx):
+    """Real time, unless a test hands a fake clock in as `obj={"clock": ...}`."""
+    from checker import watch
+
+    return (ctx.obj or {}).get("clock") or watch.Clock()
+
+
+@cli.command()
+@click.argument("kata_key", metavar="[ID]", required=False)
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+              help="Seconds between looks at the file.")
+@click.option("--max-checks", type=click.IntRange(min=1), help="Leave after this many checks (for scripts and tests).")
+@click.pass_context
+def watch(ctx, kata_key, poll, max_checks):
+    """Re-check a kata each time its file is saved: the screen shows the status and the first failure.
+
+    Without ID, watches the first kata that has not passed yet. A save that changes nothing is not
+    checked again. Ctrl-C leaves (exit code 0).
+
+    Example:
+
+    \b
+        kata watch
+        kata watch softmax
+    """
+    from datetime import datetime
+
+    from checker import watch as watching
+    from checker.runner import check as run_check
+
+    workspace = catalog.find_workspace()
+    kata = _kata(kata_key) if kata_key else _progress(workspace).first_unpassed(catalog.all_katas())
+    if kata is None:
+        raise UsageProblem("every kata has passed here: name one to watch, e.g. `kata watch 01`")
+    path = _readable(catalog.learner_file(kata, workspace))
+    clock = _clock(ctx)
+    checks = 0
+
+    def on_change(path):
+        nonlocal checks
+        result = run_check(kata, path)
+        _record(workspace, [result])
+        checks += 1
+        click.clear()
+        _echo(render.watch_text(result, _prompts(kata), checks, datetime.fromtimestamp(clock.wall())))
+        return False
+
+    try:
+        watching.loop(path, on_change, poll=poll, clock=clock, max_checks=max_checks)
+    except KeyboardInterrupt:
+        _echo(f"\nStopped watching {kata}.")
+
+
+@cli.command()
+@click.option("--kata", "kata_key", metavar="ID",
+              help="The kata to do (default: one drawn among those not passed yet).")
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Time to make the kata pass.")
+@click.option("--seed", type=int, help="Draws the kata and the questions (printed in the report).")
+@click.option("--report", "report_path", type=click.Path(path_type=Path),
+              help="Also write the report to PATH: Markdown if PATH ends in .md, JSON otherwise.")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+              help="Seconds between looks at the file.")
+@click.pass_context
+def mock(ctx, kata_key, minutes, seed, report_path, poll):
+    """A timed mock interview: make one kata pass against the clock, then answer three questions on it.
+
+    Shows the brief and the time left, checks your file (katas/NN_slug.py) at each save, and once it
+    passes asks three quiz questions of that kata (untimed; answers as in `kata quiz`). Running out of
+    time or Ctrl-C ends the mock with its report: status (passed, out of time, stopped), time to pass,
+    attempts, bugs hit on the way, hints used, quiz score. The report is printed as Markdown and kept
+    in .kata/mocks/ as .md and .json.
+
+    Example:
+
+    \b
+        kata mock
+        kata mock --kata softmax --minutes 20 --seed 7 --report softmax-mock.md
+    """
+    import random
+
+    from checker import mock as mocks
+    from checker import quiz as quizzes
+    from checker.runner import check as run_check
+    from checker.runner import display_path
+
+    if report_path and not report_path.parent.is_dir():
+        raise UsageProblem(f"no such folder for the report: {report_path.parent}")
+    workspace = catalog.find_workspace()
+    seed = random.randrange(10**6) if seed is None else seed
+    record = _progress(workspace)
+    kata = _kata(kata_key) if kata_key else mocks.pick(catalog.all_katas(), record, seed)
+    path = _readable(catalog.learner_file(kata, workspace))
+    texts = _prompts(kata)
+    hints_before = record.of(kata.id).hints_used
+    session = mocks.Session(kata, path, minutes, seed, _clock(ctx))
+    file = display_path(path)
+
+    def check(path):
+        result = run_check(kata, path)
+        _record(workspace, [result])
+        return result
+
+    def show(result):
+        click.clear()
+        _echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS, result, session.attempts))
+
+    def ask(asked):
+        _echo(click.style(f"\nPassed. {len(asked)} questions on it, untimed:\n", bold=True))
+        try:
+            quizzes.run(asked, *_quiz_io())
+        except click.Abort:  # click's prompt turns Ctrl-C into Abort
+            raise KeyboardInterrupt from None
+
+    _echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS))
+    status = session.run(check, show, ask, texts.questions, poll=poll, on_tick=_ticker(session))
+    if status != mocks.PASSED:
+        _echo(f"\n{'Time is up' if status == mocks.OUT_OF_TIME else 'Stopped'}.")
+    hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
+    report = session.report(status, max(0, hints_after - hints_before))
+    markdown = render.mock_markdown(report)
+    _echo("\n" + markdown)
+    try:
+        saved = mocks.save(report, markdown, workspace / ".kata" / "mocks")
+        written = mocks.write(report, markdown, report_path) if report_path else None
+    except OSError as error:
+        click.echo(f"warning: report not saved: {error}", err=True)
+        return
+    _echo(f"Kept as {display_path(saved[0])} and .json" + (f"; written to {display_path(written)}" if written else ""))
+
+
+def _ticker(session):
+    """On a terminal, the time left on the last line, redrawn each second; elsewhere nothing."""
+    if not click.get_text_stream("stdout").isatty():
+        return None
+    shown = None
+
+    def tick():
+        nonlocal shown
+        left = render.clock_text(session.seconds_left())
+        if left != shown:
+            shown = left
+            click.echo(f"\r{click.style(left + ' left', fg='cyan', bold=True)} ", nl=False, color=render.color_wanted())
+
+    return tick
 
 
 @cli.command()

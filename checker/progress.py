@@ -8,10 +8,11 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2 added bugs_seen; a version 1 file is read as it is, with no bugs seen
+_READABLE_VERSIONS = (1, 2)
 
 
 @dataclass
@@ -21,10 +22,15 @@ class KataProgress:
     hints_used: int = 0
     first_seen: float | None = None  # time of the first check
     seconds_to_pass: float | None = None  # from the first check to the first pass
+    bugs_seen: list = field(default_factory=list)  # bug ids the checks named, in first-seen order
 
     @property
     def ever_passed(self):
         return self.seconds_to_pass is not None
+
+
+_TYPES = {"status": (str,), "attempts": (int,), "hints_used": (int,), "first_seen": (int, float, type(None)),
+          "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,)}
 
 
 @dataclass
@@ -36,27 +42,38 @@ class Progress:
     def of(self, kata_id):
         return self.katas.setdefault(kata_id, KataProgress())
 
-    def record_check(self, kata_id, status, now=None):
+    def record_check(self, kata_id, status, bugs=(), now=None):
         now = time.time() if now is None else now
         entry = self.of(kata_id)
         entry.attempts += 1
         entry.status = status
+        entry.bugs_seen += [bug for bug in dict.fromkeys(bugs) if bug not in entry.bugs_seen]
         if entry.first_seen is None:
             entry.first_seen = now
         if status == "passed" and entry.seconds_to_pass is None:
             entry.seconds_to_pass = round(now - entry.first_seen, 1)
 
+    def first_unpassed(self, katas):
+        """The first of `katas` that never passed here, or None."""
+        return next((kata for kata in katas if not self.of(kata.id).ever_passed), None)
+
     def save(self):
         data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())}}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".progress-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(data, stream, indent=2)
-            os.replace(temporary, self.path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        atomic_write(self.path, json.dumps(data, indent=2))
+
+
+def atomic_write(path, text):
+    """Write `text` to `path` through a temporary file and a rename: readers see the old or the new."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def load(workspace):
@@ -66,9 +83,22 @@ def load(workspace):
         return Progress(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format_version") != FORMAT_VERSION:
+        if data.get("format_version") not in _READABLE_VERSIONS:
             raise ValueError(f"format_version {data.get('format_version')!r}")
-        katas = {str(k): KataProgress(**v) for k, v in data["katas"].items()}
+        katas = {str(k): _entry(v) for k, v in data["katas"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         return Progress(path, warning=f"{path} could not be read ({error}); starting a fresh record")
     return Progress(path, katas)
+
+
+def _entry(data):
+    """One kata's record, its fields checked, so a foreign file fails here and not in a later `+= 1`."""
+    known = {f.name for f in fields(KataProgress)}
+    if set(data) - known:
+        raise ValueError(f"unknown fields {sorted(set(data) - known)}")
+    for name, value in data.items():
+        if not isinstance(value, _TYPES[name]) or isinstance(value, bool):
+            raise ValueError(f"{name} = {value!r}")
+    if not all(isinstance(bug, str) for bug in data.get("bugs_seen", [])):
+        raise ValueError(f"bugs_seen = {data['bugs_seen']!r}")
+    return KataProgress(**data)

@@ -18,8 +18,11 @@ def color_wanted():
     return False if os.environ.get("NO_COLOR") else None
 
 
-def check_text(result, prompts=None, command="kata"):
-    """A check's result: status line, then each failure with its call, its bug and a fix."""
+def check_text(result, prompts=None, command="kata", watching=False):
+    """A check's result: status line, then each failure with its call, its bug and a fix.
+
+    `watching` (kata watch, kata mock): the first failure only, and "save" where it says "run".
+    """
     label, colour = _STATUS_STYLE[result.status]
     passed = sum(t.outcome == "passed" for t in result.tests)
     lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
@@ -31,15 +34,17 @@ def check_text(result, prompts=None, command="kata"):
         lines += ["", "The stub still raises NotImplementedError. The task:", ""]
         if prompts:
             lines += ["  " + line for line in prompts.brief.splitlines()]
-        lines += ["", f"Edit {result.file}, then run `{command} check {result.kata}` again. "
-                      f"Stuck? `{command} hint {result.kata}`."]
+        again = (" and save it: each save is checked" if watching
+                 else f", then run `{command} check {result.kata}` again")
+        lines += ["", f"Edit {result.file}{again}. Stuck? `{command} hint {result.kata}`."]
         return "\n".join(lines)
     failures = _distinct(result.failures)
-    for test, repeats in failures[:SHOWN_FAILURES]:
+    shown = 1 if watching else SHOWN_FAILURES
+    for test, repeats in failures[:shown]:
         lines += [""] + _failure_lines(test, result.file, prompts)
         if repeats:
             lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
-    hidden = sum(1 + repeats for _, repeats in failures[SHOWN_FAILURES:])
+    hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
         lines += ["", f"... and {hidden} more: `{command} check {result.kata} --json` lists every check."]
     if result.output and result.status != Status.PASSED:
@@ -153,12 +158,85 @@ def score_text(correct, asked, seed):
 
 
 def list_text(rows):
-    """`kata list`: one line a kata. rows: (kata, title, status)."""
+    """`kata list`: one line a kata. rows: (kata, title, progress.KataProgress)."""
     styles = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
-    lines = []
-    for kata, title, status in rows:
-        lines.append(f"{kata.id}  {kata.slug:<12} {title:<32} {click.style(status, fg=styles.get(status))}")
+    lines = [f"{'id':<3} {'kata':<12} {'':<32} {'status':<12} {'attempts':>8} {'hints':>6}  first pass after"]
+    for kata, title, entry in rows:
+        status = click.style(f"{entry.status:<12}", fg=styles.get(entry.status))
+        lines.append(f"{kata.id:<3} {kata.slug:<12} {title:<32} {status} {entry.attempts:>8} {entry.hints_used:>6}  "
+                     f"{duration(entry.seconds_to_pass)}")
     return "\n".join(lines)
+
+
+def duration(seconds):
+    """42 s, 4 min 05 s, 1 h 02 min; "-" for None (never)."""
+    if seconds is None:
+        return "-"
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def clock_text(seconds):
+    """Time left as mm:ss."""
+    seconds = max(0, int(seconds + 0.999))  # 0:00 only when no time is left
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
+# --- kata watch and kata mock ----------------------------------------------------------------------
+
+def watch_text(result, prompts, number, at):
+    """One screen of `kata watch`: what is watched, then the status and the first failure."""
+    head = click.style(f"kata watch {result.kata}", bold=True)
+    return "\n".join([f"{head}  check {number} at {at:%H:%M:%S} · save to check again · Ctrl-C leaves", "",
+                      check_text(result, prompts, watching=True)])
+
+
+def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attempts=0):
+    """One screen of `kata mock`: the clock, the brief, and the last check's status and first failure."""
+    head = click.style(f"Mock interview: {kata.id} {kata.slug}", bold=True)
+    lines = [f"{head}  {click.style(clock_text(seconds_left) + ' left', fg='cyan', bold=True)}", "",
+             click.style(prompts.title, bold=True)] + ["  " + line for line in prompts.brief.splitlines()] + [""]
+    if result is None:
+        lines.append(f"Edit {file}: each save is checked. Once it passes, {questions} questions follow. "
+                     "Ctrl-C stops (the report is still written).")
+    elif result.status != Status.NOT_STARTED:
+        lines += [f"Attempt {attempts}:", check_text(result, prompts, watching=True)]
+    else:
+        lines.append(f"Attempt {attempts}: the stub still raises NotImplementedError. Edit {file} and save.")
+    return "\n".join(lines)
+
+
+def mock_markdown(report):
+    """The mock's report for people, as Markdown."""
+    passed = report.seconds_to_pass is not None
+    quiz = report.quiz
+    rows = [("status", report.status),
+            ("time to pass", f"{duration(report.seconds_to_pass)} of {report.minutes:g} min" if passed else "-"),
+            ("attempts", report.attempts),
+            ("bugs hit", ", ".join(_code(bug) for bug in report.bugs_hit) or "none"),
+            ("hints used", report.hints_used),
+            ("quiz", f"{quiz.correct} of {quiz.asked}" if quiz.asked else "not reached"),
+            ("started", report.started), ("ended", report.ended),
+            ("seed", f"{report.seed} (`kata mock --kata {report.kata} --seed {report.seed}` asks the same questions)")]
+    lines = [f"# Mock interview: {report.kata} {report.slug}", "", "| | |", "|---|---|"]
+    lines += [f"| {name} | {value} |" for name, value in rows]
+    if quiz.questions:
+        lines += ["", "## Quiz", ""]
+        for number, answer in enumerate(quiz.questions, start=1):
+            prompt = answer.prompt.replace("\n", "\n   ")
+            verdict = "right" if answer.correct else ("unanswered" if answer.given is None else "wrong")
+            given = "-" if answer.given is None else _code(answer.given)
+            lines += [f"{number}. {prompt}", f"   expected {_code(answer.expected)}, given {given}: **{verdict}**", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _code(text):
+    """Markdown inline code that survives a backtick inside."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 BAR_WIDTH = 36  # characters of the longest bar in `kata bench`'s plot

@@ -1,0 +1,142 @@
+"""A timed mock interview: one kata against the clock, then three follow-up questions from the quiz.
+
+The session is plain logic with its I/O handed in (a check, a screen, a quiz), so it runs the same in
+a terminal and in a test with a fake clock. What it produces is a `MockReport`.
+"""
+
+import random
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from checker import progress, watch
+
+FORMAT_VERSION = 1
+QUESTIONS = 3
+PASSED, OUT_OF_TIME, STOPPED = "passed", "out of time", "stopped"
+
+
+@dataclass
+class QuizAnswer:
+    id: str
+    prompt: str
+    expected: str
+    given: str | None
+    correct: bool
+
+
+@dataclass
+class QuizScore:
+    asked: int = 0
+    correct: int = 0
+    questions: list[QuizAnswer] = field(default_factory=list)
+
+
+@dataclass
+class MockReport:
+    kata: str  # "02"
+    slug: str
+    seed: int
+    minutes: float
+    started: str  # ISO 8601, local time with its offset
+    ended: str
+    status: str  # passed | out of time | stopped
+    seconds_to_pass: float | None
+    attempts: int  # checks run: one a change of the file
+    bugs_hit: list[str]  # catalogued bug ids the checks named, in first-seen order
+    hints_used: int  # `kata hint` during the mock
+    quiz: QuizScore
+
+    def to_json(self):
+        return {"format_version": FORMAT_VERSION, **asdict(self)}
+
+
+def pick(katas, record, seed):
+    """The kata of a mock: drawn with `seed` among those never passed here, or among all once every one has."""
+    fresh = [kata for kata in katas if not record.of(kata.id).ever_passed]
+    return random.Random(seed).choice(fresh or list(katas))
+
+
+class Session:
+    """One mock in progress: the clock, the checks so far, the quiz once it passed."""
+
+    def __init__(self, kata, path, minutes, seed, clock=None):
+        self.kata, self.path, self.minutes, self.seed = kata, Path(path), minutes, seed
+        self.clock = clock or watch.Clock()
+        self.started_wall = self.clock.wall()
+        self.start = self.clock.monotonic()
+        self.deadline = self.start + minutes * 60
+        self.attempts, self.bugs_hit, self.seconds_to_pass, self.asked = 0, [], None, []
+
+    def seconds_left(self):
+        return max(0.0, self.deadline - self.clock.monotonic())
+
+    def record(self, result):
+        """Count a check; True once the kata passes."""
+        self.attempts += 1
+        self.bugs_hit += [bug for bug in result.bugs if bug not in self.bugs_hit]
+        if result.status.value == PASSED and self.seconds_to_pass is None:
+            self.seconds_to_pass = round(self.clock.monotonic() - self.start, 1)
+        return self.seconds_to_pass is not None
+
+    def run(self, check, show, ask, questions, poll=watch.POLL_SECONDS, on_tick=None):
+        """Watch the file until it passes, time runs out or Ctrl-C; after a pass put the questions.
+
+        check(path) -> Result, show(result) draws the screen, ask(asked) puts the drawn questions
+        (quiz.run). Returns the status; KeyboardInterrupt anywhere ends the session as "stopped".
+        """
+        from checker import quiz
+
+        def on_change(path):
+            result = check(path)
+            passed = self.record(result)
+            show(result)
+            return passed
+
+        try:
+            why = watch.loop(self.path, on_change, poll=poll, clock=self.clock, deadline=self.deadline,
+                             baseline=True, on_tick=on_tick)
+            if why != "done":
+                return OUT_OF_TIME
+            self.asked = quiz.draw(questions, QUESTIONS, self.seed)
+            ask(self.asked)
+            return PASSED
+        except KeyboardInterrupt:
+            return STOPPED
+
+    def report(self, status, hints_used):
+        from checker.quiz import expected_text
+
+        answers = [QuizAnswer(a.question.id, a.prompt, expected_text(a), a.given, a.correct) for a in self.asked]
+        return MockReport(self.kata.id, self.kata.slug, self.seed, self.minutes, _iso(self.started_wall),
+                          _iso(self.clock.wall()), status, self.seconds_to_pass, self.attempts, list(self.bugs_hit),
+                          hints_used, QuizScore(len(answers), sum(a.correct for a in answers), answers))
+
+
+def _iso(seconds):
+    return datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
+
+
+def save(report, markdown, folder):
+    """Keep the report as `<folder>/<started>-<slug>.md` and `.json`; return the two paths."""
+    import json
+
+    stem = f"{report.started[:19].replace('-', '').replace(':', '').replace('T', '-')}-{report.slug}"
+    number, base = 1, Path(folder) / stem
+    while base.with_suffix(".md").exists() or base.with_suffix(".json").exists():
+        number += 1
+        base = Path(folder) / f"{stem}-{number}"
+    paths = base.with_suffix(".md"), base.with_suffix(".json")
+    progress.atomic_write(paths[0], markdown)
+    progress.atomic_write(paths[1], json.dumps(report.to_json(), indent=2) + "\n")
+    return paths
+
+
+def write(report, markdown, path):
+    """`--report PATH`: Markdown if PATH ends in .md, JSON otherwise."""
+    import json
+
+    path = Path(path)
+    text = markdown if path.suffix.lower() == ".md" else json.dumps(report.to_json(), indent=2) + "\n"
+    progress.atomic_write(path, text)
+    return path

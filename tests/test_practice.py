@@ -1,0 +1,369 @@
+"""Practice workflows: `kata watch`, `kata mock` and the progress they keep, driven by fake clocks
+(which jump instead of waiting) or by tiny real intervals and a thread that saves the file."""
+
+import json
+import re
+import shutil
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from checker import catalog, mock, progress, prompts, quiz, watch
+from checker.cli import cli
+from conftest import CORRECT, ZOO
+
+SOFTMAX = catalog.find("softmax")
+
+
+class FakeClock:
+    """Time that jumps on `sleep`, running each scheduled action once its moment has come."""
+
+    def __init__(self, *events):
+        self.now = 0.0
+        self.events = sorted(events, key=lambda event: event[0])  # (seconds, action)
+        self.slept = 0
+
+    def monotonic(self):
+        return self.now
+
+    def wall(self):
+        return 1_750_000_000 + self.now
+
+    def sleep(self, seconds):
+        self.slept += 1
+        self.now += seconds
+        while self.events and self.events[0][0] <= self.now:
+            self.events.pop(0)[1]()
+
+
+def interrupt():
+    raise KeyboardInterrupt
+
+
+def run(*args, input=None, clock=None):
+    return CliRunner().invoke(cli, list(args), input=input, obj={"clock": clock} if clock else None)
+
+
+def learner_file(workspace, kata=SOFTMAX):
+    return workspace / "katas" / kata.filename
+
+
+def save_as(workspace, source, kata=SOFTMAX):
+    """An action: the learner saves `source`'s text as their file."""
+    return lambda: learner_file(workspace, kata).write_text(source.read_text())
+
+
+def wait_for_checks(workspace, count, kata=SOFTMAX, seconds=30):
+    """The learner waits until the checker has recorded `count` checks, so each save is its own check."""
+    end = time.monotonic() + seconds
+    while progress.load(workspace).of(kata.id).attempts < count and time.monotonic() < end:
+        time.sleep(0.02)
+
+
+def right_answer(asked):
+    return "abcdefgh"[asked.expected] if asked.question.kind == "choice" else quiz.expected_text(asked)
+
+
+# --- the watch loop --------------------------------------------------------------------------------
+
+def test_the_loop_checks_at_start_and_on_each_change_only(tmp_path):
+    path = tmp_path / "attempt.py"
+    path.write_text("one\n")
+    seen = []
+    clock = FakeClock((1, lambda: path.write_text("two\n")),
+                      (2, lambda: path.write_text("two\n")),  # saved with nothing new
+                      (3, lambda: path.touch()),
+                      (4, lambda: path.unlink()),  # an editor between delete and write
+                      (5, lambda: path.write_text("three\n")))
+    why = watch.loop(path, lambda p: seen.append(p.read_text()), poll=0.5, clock=clock, deadline=7)
+    assert why == "deadline"
+    assert seen == ["one\n", "two\n", "three\n"]
+    assert clock.now == 7
+
+
+def test_the_loop_stops_when_told(tmp_path):
+    path = tmp_path / "attempt.py"
+    path.write_text("x")
+    clock = FakeClock((1, lambda: path.write_text("y")))
+    assert watch.loop(path, lambda p: p.read_text() == "y", clock=clock, baseline=True) == "done"
+    assert watch.loop(path, lambda p: False, clock=FakeClock(), max_checks=1) == "max-checks"
+
+
+def test_a_baseline_is_not_checked(tmp_path):
+    path = tmp_path / "attempt.py"
+    path.write_text("x")
+    seen = []
+    watch.loop(path, seen.append, clock=FakeClock(), deadline=3, baseline=True)
+    assert seen == []
+
+
+# --- kata watch ----------------------------------------------------------------------------------
+
+def test_watch_rechecks_when_the_file_is_saved(workspace):
+    bug = ZOO / "softmax" / "global-max.py"
+
+    def learner():
+        wait_for_checks(workspace, 1)
+        learner_file(workspace).write_text(bug.read_text())
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    result = run("watch", "02", "--poll", "0.02", "--max-checks", "2")
+    thread.join()
+    assert result.exit_code == 0, result.output
+    screens = result.output.split("kata watch 02")[1:]
+    assert len(screens) == 2
+    assert "check 1" in screens[0] and "NOT STARTED" in screens[0]
+    assert "check 2" in screens[1] and "FAILED" in screens[1] and "-> global-max" in screens[1]
+    assert screens[1].count("-> ") == 1  # the first failure only
+    entry = progress.load(workspace).of("02")
+    assert entry.attempts == 2 and entry.status == "failed" and entry.bugs_seen[0] == "global-max"
+
+
+def test_watch_without_id_takes_the_first_kata_not_passed(workspace):
+    shutil.copy(next((CORRECT / "scores").glob("*.py")), workspace / "katas" / "01_scores.py")
+    assert run("check", "01").exit_code == 0
+    result = run("watch", "--max-checks", "1")
+    assert result.exit_code == 0 and "kata watch 02" in result.output
+
+
+def test_watch_does_not_recheck_an_unchanged_file(workspace):
+    clock = FakeClock((3, interrupt))
+    result = run("watch", "02", clock=clock)
+    assert clock.slept >= 6  # looked many times, checked once
+    assert result.output.count("kata watch 02") == 1
+    assert progress.load(workspace).of("02").attempts == 1
+
+
+def test_ctrl_c_leaves_watch_with_one_line_and_exit_0(workspace):
+    result = run("watch", "02", clock=FakeClock((1, interrupt)))
+    assert result.exit_code == 0
+    assert result.output.rstrip().splitlines()[-1] == "Stopped watching 02 softmax."
+    assert "Traceback" not in result.output
+
+
+def test_watch_with_every_kata_passed_asks_for_one(workspace):
+    record = progress.load(workspace)
+    for kata in catalog.all_katas():
+        record.record_check(kata.id, "passed")
+    record.save()
+    result = run("watch")
+    assert result.exit_code == 2 and "every kata has passed" in result.output
+
+
+# --- kata mock -----------------------------------------------------------------------------------
+
+def the_report(workspace):
+    (saved,) = (workspace / ".kata" / "mocks").glob("*.json")
+    assert saved.with_suffix(".md").is_file()
+    return json.loads(saved.read_text())
+
+
+def take_hint(workspace):
+    def action():
+        record = progress.load(workspace)
+        record.of(SOFTMAX.id).hints_used += 1
+        record.save()
+    return action
+
+
+def test_a_mock_that_passes(workspace):
+    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)
+    replies = [right_answer(asked[0]), "12345678", right_answer(asked[2])]
+    clock = FakeClock((10, save_as(workspace, ZOO / "softmax" / "no-max-shift.py")),
+                      (20, take_hint(workspace)),
+                      (30, save_as(workspace, ZOO / "softmax" / "global-max.py")),
+                      (60, save_as(workspace, next((CORRECT / "softmax").glob("*.py")))))
+    result = run("mock", "--kata", "02", "--seed", "7", "--report", str(workspace / "mine.md"),
+                 input="\n".join(replies) + "\n", clock=clock)
+    assert result.exit_code == 0, result.output
+    report = the_report(workspace)
+    assert report["kata"] == "02" and report["slug"] == "softmax" and report["seed"] == 7
+    assert report["status"] == "passed" and report["seconds_to_pass"] == 60.0
+    assert report["attempts"] == 3
+    assert report["bugs_hit"][:1] == ["no-max-shift"] and "global-max" in report["bugs_hit"]
+    assert len(report["bugs_hit"]) == len(set(report["bugs_hit"]))
+    assert report["hints_used"] == 1
+    assert report["quiz"]["asked"] == 3 and report["quiz"]["correct"] == 2
+    assert [q["id"] for q in report["quiz"]["questions"]] == [a.question.id for a in asked]
+    assert [q["correct"] for q in report["quiz"]["questions"]] == [True, False, True]
+    assert set(report["quiz"]["questions"][0]) == {"id", "prompt", "expected", "given", "correct"}
+    assert "Time left" not in result.output and "30:00 left" in result.output and "29:00 left" in result.output
+    markdown = (workspace / "mine.md").read_text()
+    assert markdown in result.output
+    assert "| status | passed |" in markdown and "| time to pass | 1 min 00 s of 30 min |" in markdown
+    assert "`no-max-shift`" in markdown and "| quiz | 2 of 3 |" in markdown and "**wrong**" in markdown
+    assert progress.load(workspace).of("02").attempts == 3
+
+
+def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(workspace):
+    def learner():
+        time.sleep(0.2)
+        save_as(workspace, ZOO / "softmax" / "wrong-axis.py")()
+        wait_for_checks(workspace, 1)
+        save_as(workspace, next((CORRECT / "softmax").glob("*.py")))()
+
+    thread = threading.Thread(target=learner)
+    thread.start()
+    result = run("mock", "--kata", "softmax", "--minutes", "0.5", "--poll", "0.02", "--report",
+                 str(workspace / "mine.json"), input="a\nb\nc\n")
+    thread.join()
+    assert result.exit_code == 0, result.output
+    report = json.loads((workspace / "mine.json").read_text())
+    assert report == the_report(workspace)
+    assert report["status"] == "passed" and report["attempts"] == 2 and 0.2 < report["seconds_to_pass"] < 30
+    assert report["bugs_hit"][0] == "wrong-axis"
+    assert report["quiz"]["asked"] == 3 and [q["given"] for q in report["quiz"]["questions"]] == ["a", "b", "c"]
+
+
+def test_running_out_of_time_ends_with_the_report(workspace):
+    clock = FakeClock((30, save_as(workspace, ZOO / "softmax" / "global-max.py")))
+    result = run("mock", "--kata", "02", "--minutes", "2", clock=clock)
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert "Time is up." in result.output and "| status | out of time |" in result.output
+    report = the_report(workspace)
+    assert report["status"] == "out of time" and report["seconds_to_pass"] is None
+    assert report["attempts"] == 1 and report["bugs_hit"][0] == "global-max"
+    assert report["quiz"] == {"asked": 0, "correct": 0, "questions": []}
+    assert clock.now == 120
+
+
+def test_running_out_of_real_time(workspace):
+    started = time.monotonic()
+    result = run("mock", "--kata", "02", "--minutes", "0.005", "--poll", "0.02")
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert the_report(workspace)["status"] == "out of time"
+
+
+def test_ctrl_c_stops_a_mock_and_still_writes_the_report(workspace):
+    result = run("mock", "--kata", "02", clock=FakeClock((90, interrupt)))
+    assert result.exit_code == 0 and "Traceback" not in result.output and "Stopped." in result.output
+    report = the_report(workspace)
+    assert report["status"] == "stopped" and report["attempts"] == 0
+
+
+def test_the_mock_draws_a_kata_not_passed_yet(workspace):
+    record = progress.load(workspace)
+    katas = catalog.all_katas()
+    for kata in katas[:-1]:
+        record.record_check(kata.id, "passed")
+    assert {mock.pick(katas, record, seed).id for seed in range(10)} == {katas[-1].id}
+    record.record_check(katas[-1].id, "passed")
+    assert len({mock.pick(katas, record, seed) for seed in range(40)}) > 1
+    fresh = progress.load(workspace)
+    assert mock.pick(katas, fresh, 3) == mock.pick(katas, fresh, 3)
+    assert run("mock", "--seed", "3", "--minutes", "1", clock=FakeClock()).exit_code == 0
+    assert the_report(workspace)["kata"] == mock.pick(katas, fresh, 3).id
+
+
+@pytest.mark.parametrize("args, words", [
+    (["mock", "--kata", "07"], "unknown kata '07'"),
+    (["mock", "--report", "no/such/folder/report.md"], "no such folder for the report: no/such/folder"),
+    (["watch", "07"], "unknown kata '07'"),
+])
+def test_usage_mistakes(workspace, args, words):
+    result = run(*args)
+    assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+
+
+def test_the_report_as_markdown_and_json():
+    from checker.render import mock_markdown
+
+    answer = mock.QuizAnswer("softmax-uniform", "What is softmax([0, 0, 0])?", "[0.333, 0.333, 0.333]", None, False)
+    report = mock.MockReport("02", "softmax", 7, 20, "2025-06-15T17:06:40+00:00", "2025-06-15T17:26:40+00:00",
+                             "out of time", None, 4, ["global-max", "no-max-shift"], 2, mock.QuizScore(1, 0, [answer]))
+    data = report.to_json()
+    assert list(data) == ["format_version", "kata", "slug", "seed", "minutes", "started", "ended", "status",
+                          "seconds_to_pass", "attempts", "bugs_hit", "hints_used", "quiz"]
+    assert json.loads(json.dumps(data))["quiz"]["questions"][0]["given"] is None
+    text = mock_markdown(report)
+    assert text.startswith("# Mock interview: 02 softmax\n")
+    for row in ["| status | out of time |", "| time to pass | - |", "| attempts | 4 |",
+                "| bugs hit | `global-max`, `no-max-shift` |", "| hints used | 2 |", "| quiz | 0 of 1 |"]:
+        assert row in text
+    assert "1. What is softmax([0, 0, 0])?" in text and "given -: **unanswered**" in text
+
+
+# --- progress --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"format_version": 99, "katas": {}}',
+                                  '{"format_version": 2, "katas": {"01": {"attempts": "many"}}}',
+                                  '{"format_version": 2, "katas": {"01": {"colour": "blue"}}}',
+                                  '{"format_version": 2, "katas": {"01": {"bugs_seen": [1]}}}',
+                                  '{"format_version": 2, "katas": []}'])
+def test_a_corrupted_or_foreign_progress_file_warns_and_is_rebuilt(workspace, text):
+    (workspace / ".kata").mkdir()
+    (workspace / ".kata" / "progress.json").write_text(text)
+    listed = run("list")
+    assert listed.exit_code == 0 and "Traceback" not in listed.output
+    assert [line for line in listed.output.splitlines() if line.startswith("warning:")] != []
+    checked = run("check", "01")
+    assert checked.exit_code == 1 and "Traceback" not in checked.output
+    data = json.loads((workspace / ".kata" / "progress.json").read_text())
+    assert data["format_version"] == progress.FORMAT_VERSION and data["katas"]["01"]["attempts"] == 1
+    assert "warning:" not in run("list").output
+
+
+def test_a_version_1_file_is_still_read(workspace):
+    (workspace / ".kata").mkdir()
+    (workspace / ".kata" / "progress.json").write_text(json.dumps({"format_version": 1, "katas": {"01": {
+        "status": "passed", "attempts": 4, "hints_used": 2, "first_seen": 1.0, "seconds_to_pass": 125.0}}}))
+    listed = run("list", "--json")
+    assert "warning" not in listed.output
+    row = json.loads(listed.output)[0]
+    assert row == {"id": "01", "slug": "scores", "title": prompts.for_kata(catalog.find("01")).title,
+                   "status": "passed", "attempts": 4, "hints_used": 2, "seconds_to_pass": 125.0, "bugs_seen": []}
+
+
+def test_list_shows_attempts_hints_and_time_to_first_pass(workspace):
+    shutil.copy(ZOO / "scores" / "missing-scale.py", workspace / "katas" / "01_scores.py")
+    run("check", "01")
+    run("hint", "01")
+    shutil.copy(next((CORRECT / "scores").glob("*.py")), workspace / "katas" / "01_scores.py")
+    run("check", "01")
+    row = json.loads(run("list", "--json").output)[0]
+    assert row["status"] == "passed" and row["attempts"] == 2 and row["hints_used"] == 1
+    assert row["seconds_to_pass"] is not None and row["bugs_seen"] == ["missing-scale"]
+    lines = run("list").output.splitlines()
+    assert lines[0].split() == ["id", "kata", "status", "attempts", "hints", "first", "pass", "after"]
+    assert lines[1].startswith("01  scores") and re.search(r" passed +2 +1  \d+ s$", lines[1]), lines[1]
+    assert lines[2].startswith("02  softmax") and re.search(r" unchecked +0 +0  -$", lines[2]), lines[2]
+
+
+def test_progress_writes_are_atomic(tmp_path, monkeypatch):
+    record = progress.load(tmp_path)
+    record.record_check("01", "failed", ["missing-scale", "missing-scale"])
+    record.save()
+    before = record.path.read_text()
+
+    def broken(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(progress.os, "replace", broken)
+    record.record_check("01", "passed")
+    with pytest.raises(OSError):
+        record.save()
+    assert record.path.read_text() == before
+    assert [p.name for p in record.path.parent.iterdir()] == ["progress.json"]
+    assert json.loads(before)["katas"]["01"]["bugs_seen"] == ["missing-scale"]
+
+
+def test_ctrl_c_during_the_quiz_stops_but_keeps_the_pass_and_the_answers(tmp_path):
+    from checker.results import Result, Status
+
+    path = tmp_path / "02_softmax.py"
+    path.write_text("stub")
+    session = mock.Session(SOFTMAX, path, 10, 7, FakeClock((5, lambda: path.write_text("solved"))))
+
+    def ask(asked):
+        quiz.grade(asked[0], "0.5")
+        raise KeyboardInterrupt
+
+    passing = Result("02", "softmax", str(path), Status.PASSED, [], 0.1)
+    status = session.run(lambda p: passing, lambda result: None, ask, prompts.for_kata(SOFTMAX).questions)
+    report = session.report(status, 0)
+    assert report.status == "stopped" and report.seconds_to_pass == 5.0 and report.attempts == 1
+    assert report.quiz.asked == 3 and [q.given for q in report.quiz.questions] == ["0.5", None, None]
