@@ -100,6 +100,7 @@ def check(kata_key, file, as_json, timeout, check_all):
 
     Example:
 
+    \b
         kata check 01
         kata check softmax --file my-try.v2.py --json
         kata check --all
@@ -160,6 +161,7 @@ def hint(kata_key):
 
     Example:
 
+    \b
         kata hint 02
     """
     kata = _kata(kata_key)
@@ -187,6 +189,7 @@ def solution(kata_key, yes):
 
     Example:
 
+    \b
         kata solution 01
     """
     kata = _kata(kata_key)
@@ -203,6 +206,7 @@ def reset(kata_key):
 
     Example:
 
+    \b
         kata reset 03
     """
     kata = _kata(kata_key)
@@ -233,6 +237,7 @@ def quiz(kata_key, count, seed, as_json, list_only):
 
     Example:
 
+    \b
         kata quiz
         kata quiz softmax -n 3 --seed 7
         kata quiz --list
@@ -439,6 +444,7 @@ def bench(kata_key, file, sizes):
 
     Example:
 
+    \b
         kata bench 05
         kata bench kv-cache --file my-try.py --sizes 256,1024
     """
