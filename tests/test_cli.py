@@ -34,7 +34,8 @@ def test_version():
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output
-    examples = [line for line in result.output.split("Example:")[1].splitlines() if "kata " in line]
+    block = result.output.split("Example:")[1].split("Options:")[0]
+    examples = [line for line in block.splitlines() if "kata " in line]
     assert examples and all(line.count("kata ") == 1 for line in examples)  # one example a line, not re-wrapped
 
 
