@@ -29,7 +29,8 @@ def test_version():
     assert result.exit_code == 0 and __version__ in result.output
 
 
-@pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"]])
+@pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"],
+                                     ["pack"], ["grade"]])
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output
