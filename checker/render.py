@@ -4,6 +4,7 @@ import os
 
 import click
 
+from checker import catalog
 from checker.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
@@ -289,3 +290,64 @@ def _bench_plot(rows):
             n = f"n = {row.n}" if label == "yours" else ""
             lines.append(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}")
     return lines
+
+
+# --- kata pack and kata grade ---------------------------------------------------------------------
+
+def pack_text(pack):
+    """`kata pack`: what was written, how to make it again, what to do next."""
+    ids = ",".join(kata.id for kata in pack.katas)
+    lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
+             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {pack.folder}/:"]
+    lines += [f"  {name}" for name in pack.files]
+    lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
+              f"Hand {pack.folder}/ to the candidate; grade it with: kata grade {pack.folder}"]
+    return "\n".join(lines)
+
+
+_GRADE_STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
+
+
+def grade_text(report, report_path=None):
+    """`kata grade`: one line per workspace, then the totals."""
+    width = max((len(w.path) for w in report.workspaces), default=0)
+    lines = []
+    for workspace in report.workspaces:
+        cells = []
+        for row in workspace.rows:
+            cell = f"{row.kata} " + click.style(row.status, fg=_GRADE_STYLE.get(row.status))
+            cells.append(cell + (f" ({', '.join(row.bugs)})" if row.bugs else ""))
+        lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
+    counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
+    lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
+              + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}"]
+    if report.resumed:
+        lines.append(f"{report.resumed} of them finished in an earlier run ({report.state}), not graded again")
+    if report_path:
+        lines.append(f"Report: {report_path}")
+    return "\n".join(lines)
+
+
+def grade_markdown(report):
+    """The report file: one row per candidate and kata, then totals per kata and per status."""
+    def cell(text):
+        return str(text).replace("|", "\\|")
+
+    lines = ["# Kata grading report", "",
+             f"{len(report.workspaces)} workspaces, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
+             f"with {report.jobs} jobs. Each kata ran in its own sandbox with the hidden tests of the seed shown.",
+             "", "| candidate | seed | kata | status | bugs named | seconds |", "|---|---|---|---|---|---:|"]
+    for row in report.rows:
+        lines.append(f"| {cell(row.workspace)} | {row.seed} | {row.kata} {row.slug} | {row.status} | "
+                     f"{cell(', '.join(row.bugs))} | {row.seconds:.2f} |")
+    lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(STATUS_ORDER) + " | seconds |",
+              "|---|" + "---:|" * (len(STATUS_ORDER) + 1)]
+    for kata, (counts, seconds) in report.by_kata.items():
+        cells = " | ".join(str(counts[status]) for status in STATUS_ORDER)
+        lines.append(f"| {kata} {catalog.find(kata).slug} | {cells} | {seconds:.1f} |")
+    lines += ["", "## Totals per status", "", "| status | checks |", "|---|---:|"]
+    lines += [f"| {status} | {count} |" for status, count in report.by_status.items()]
+    return "\n".join(lines) + "\n"
+
+
+STATUS_ORDER = [status.value for status in Status]

@@ -31,7 +31,7 @@ def test_version():
 
 
 @pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"], ["quiz"],
-                                     ["watch"], ["mock"]])
+                                     ["watch"], ["mock"], ["pack"], ["grade"]])
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output

@@ -1,0 +1,223 @@
+"""`kata pack`: a candidate's workspace, with the stubs, a README and the public checks only.
+
+A pack holds `katas/` (the stubs as git committed them), `README.md` (rules, time, commands),
+`check.py` (checker/pack_check.py with this pack's shapes filled in) and the manifest
+`kata-pack.json` that `kata grade` reads. It never holds a reference, a hidden test, a bug id or a
+quiz question. The same katas and seed give the same bytes, so a pack can always be made again.
+"""
+
+import ast
+import doctest
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker import __version__
+from checker.catalog import Kata
+
+MANIFEST = "kata-pack.json"
+MANIFEST_FORMAT = 1
+MINUTES_PER_KATA = 20
+_TEMPLATE = Path(__file__).with_name("pack_check.py")
+
+
+class PackError(Exception):
+    """The pack cannot be written there (the message is one line for the user)."""
+
+
+@dataclass
+class Pack:
+    folder: Path
+    katas: list[Kata]
+    seed: int
+    minutes: int
+    files: list[str]  # relative paths, in the order written
+    warnings: list[str] = field(default_factory=list)
+
+
+def make(folder, katas, seed, minutes=None):
+    """Write the pack of `katas` (id order) drawn with `seed` into the new or empty `folder`."""
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise PackError(f"{folder} already exists and is not an empty folder: pack into a new one")
+    katas = sorted(set(katas), key=lambda kata: kata.id)
+    minutes = minutes or MINUTES_PER_KATA * len(katas)
+    files, warnings = contents(katas, seed, minutes)
+    for relative, text in files.items():
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+    return Pack(folder, katas, seed, minutes, list(files), warnings)
+
+
+def contents(katas, seed, minutes):
+    """({relative path: text}, warnings): everything a pack holds. Pure: same arguments, same bytes."""
+    stubs, warnings = {}, []
+    for kata in katas:
+        stubs[kata.id], warning = _stub(kata)
+        warnings += [warning] if warning else []
+    warnings += given_away(katas, stubs)
+    files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
+             **{f"katas/{kata.filename}": stubs[kata.id] for kata in katas}}
+    files[MANIFEST] = json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
+                                  "katas": [kata.id for kata in katas], "minutes": minutes}, indent=2) + "\n"
+    return files, warnings
+
+
+def _stub(kata):
+    """The committed stub (never a learner's edits of katas/); the file itself outside a git checkout."""
+    from checker.workspace import pristine_stub
+
+    stub = pristine_stub(kata)
+    if stub is not None:
+        return stub, None
+    return kata.stub_path.read_text(encoding="utf-8"), (f"{kata.stub_path} is not in a git checkout: "
+                                                        "packed as it is, check it holds no solution")
+
+
+def given_away(katas, stubs):
+    """Warnings for a stub that hands out, working, a function that another kata of the pack asks for
+    (kata 05's stub gives softmax, split_heads and merge_heads: the heart of kata 04)."""
+    asked = {name: kata for kata in katas for name, working in _functions(stubs[kata.id]) if not working}
+    warnings = []
+    for kata in katas:
+        given = [(name, asked[name]) for name, working in _functions(stubs[kata.id])
+                 if working and name in asked and asked[name] != kata]
+        if given:
+            names = ", ".join(f"{name}() (kata {other.id} asks for it)" for name, other in given)
+            others = " and ".join(sorted({other.id for _, other in given}))
+            warnings.append(f"katas/{kata.filename} gives a working {names}: the candidate can copy them; "
+                            f"pack {kata.id} apart from {others} to avoid it")
+    return warnings
+
+
+def _functions(stub):
+    """(name, working) of the stub's top-level functions; working: it raises no NotImplementedError."""
+    found = []
+    for node in ast.parse(stub).body:
+        if isinstance(node, ast.FunctionDef):
+            raises = [n.exc for n in ast.walk(node) if isinstance(n, ast.Raise) and n.exc is not None]
+            todo = any("NotImplementedError" in ast.unparse(exc) for exc in raises)
+            found.append((node.name, not todo))
+    return found
+
+
+# --- the public checks -------------------------------------------------------------------------------
+
+def check_script(katas, stubs, seed):
+    """checker/pack_check.py with this pack's shapes and the stubs' examples in place of its `= {}`."""
+    template = _TEMPLATE.read_text(encoding="utf-8")
+    shapes = {kata.id: _entry(kata, seed) for kata in katas}
+    examples = {kata.id: worked_examples(stubs[kata.id]) for kata in katas}
+    for name, data in (("KATAS", shapes), ("EXAMPLES", examples)):
+        lines = "".join(f"    {json.dumps(key)}: {json.dumps(value)},\n" for key, value in data.items())
+        filled = template.replace(f"\n{name} = {{}}\n", f"\n{name} = {{\n{lines}}}\n", 1)
+        assert filled != template, f"pack_check.py lost its `{name} = {{}}` line"
+        template = filled
+    return template
+
+
+def worked_examples(stub):
+    """[(name, [(source, expected output)])]: every >>> example of the stub's docstrings, in file order."""
+    found = []
+    for node in ast.walk(ast.parse(stub)):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            examples = doctest.DocTestParser().get_examples(ast.get_docstring(node))
+            if examples:
+                found.append((node.lineno, node.name, [(e.source, e.want) for e in examples]))
+    return [[name, pairs] for _, name, pairs in sorted(found)]
+
+
+def _entry(kata, seed):
+    draw = random.Random(f"kata-pack:{seed}:{kata.id}")  # one stream per kata: --katas never shifts another
+    return {"slug": kata.slug, "file": kata.filename, "cases": DRAWS[kata.slug](draw)}
+
+
+def _distinct(draw, count, low=2, high=9):
+    return draw.sample(range(low, high + 1), count)
+
+
+def _draw_scores(draw):
+    cases = []
+    for lead in ([], [draw.randint(2, 4), draw.randint(2, 3)]):
+        n_q, n_k, d_k = _distinct(draw, 3)
+        cases.append({"lead": lead, "n_q": n_q, "n_k": n_k, "d_k": d_k})
+    return cases
+
+
+def _draw_softmax(draw):
+    rows, cols, depth = _distinct(draw, 3, 2, 7)
+    return [{"shape": [rows, cols], "axis": -1},
+            {"shape": [rows, cols, depth], "axis": draw.choice([0, 1, -2, -1])}]
+
+
+def _draw_causal_mask(draw):
+    cases = []
+    for extra_keys in (draw.randint(1, 4), 0):
+        n_q, d_k, d_v = _distinct(draw, 3, 2, 7)
+        cases.append({"b": draw.randint(1, 3), "n_q": n_q, "n_k": n_q + extra_keys, "d_k": d_k, "d_v": d_v})
+    return cases
+
+
+def _draw_multi_head(draw):
+    return [{"b": draw.randint(1, 3), "n": draw.randint(3, 7), "heads": draw.randint(2, 4),
+             "d_head": draw.randint(2, 5)}]
+
+
+def _draw_kv_cache(draw):
+    return [{"b": draw.randint(1, 3), "heads": draw.randint(2, 3), "d_head": draw.randint(2, 4),
+             "chunks": [draw.randint(2, 5), 1, draw.randint(2, 3), 1]}]
+
+
+DRAWS = {"scores": _draw_scores, "softmax": _draw_softmax, "causal-mask": _draw_causal_mask,
+         "multi-head": _draw_multi_head, "kv-cache": _draw_kv_cache}
+
+
+# --- the candidate's README ----------------------------------------------------------------------------
+
+_README = """\
+# Attention katas
+
+You have **{minutes} minutes** for {count}. Write each one in NumPy, in its file under `katas/`.
+Do them in any order.
+
+| kata | file | title |
+|------|------|-------|
+{table}
+
+## Rules
+
+- Edit the files in `katas/` only, and keep every name and signature the stub gives. You may add
+  helper functions; each file stands alone (do not import one kata from another).
+- Python 3.10+ and NumPy only: no PyTorch, JAX, SciPy or other libraries.
+- Each stub's docstring is the contract, with every shape and every edge case: the graders' tests
+  check exactly what it says, on other shapes than the examples.
+- Do not edit `kata-pack.json`: it tells the graders which variant of the tests you have.
+- Printing is fine; leave no `input()` and no endless loop: each kata has a time limit when graded.
+
+## Commands
+
+```
+python check.py        # every kata: does it run, are the shapes right, do the worked examples hold
+python check.py {first}     # one kata
+```
+
+`check.py` is public and deliberately thin. "ok" means your code runs, returns the right shapes
+and reproduces the docstrings' examples; it does not mean the graders' tests pass. Test your own
+edge cases too: the docstrings list them.
+
+## The katas
+
+{briefs}
+"""
+
+
+def readme(katas, minutes):
+    from checker import prompts
+
+    titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
+    table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
+    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{prompts.for_kata(kata).brief}" for kata in katas)
+    count = f"{len(katas)} kata{'s' if len(katas) > 1 else ''}"
+    return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id)

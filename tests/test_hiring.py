@@ -1,0 +1,331 @@
+"""`kata pack` and `kata grade`: what a candidate gets (and never gets), and grading a batch of them."""
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from checker import catalog, prompts
+from checker.cli import cli
+from checker.grade import DEFAULT_STATE
+from checker.pack import MANIFEST
+from checker.runner import DEFAULT_SEED
+from checker.workspace import pristine_stub
+from conftest import HOSTILE, ZOO
+
+KATAS = catalog.all_katas()
+HIDDEN = catalog.ROOT / "checker" / "hidden"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def make_pack(folder, *options):
+    result = run("pack", folder, *options)
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+def pack_files(folder):
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def fill(folder, kata_id, source):
+    kata = catalog.find(kata_id)
+    shutil.copy(source, folder / "katas" / kata.filename)
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    """tmp_path as the current folder, so state files and reports stay in it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    return tmp_path
+
+
+# --- kata pack --------------------------------------------------------------------------------------
+
+def test_pack_holds_stubs_readme_checks_and_manifest(here):
+    folder = make_pack(here / "ada", "--katas", "5,01,kv-cache,03", "--seed", 41)
+    files = pack_files(folder)
+    chosen = [catalog.find(key) for key in ("01", "03", "05")]
+    assert set(files) == {"README.md", "check.py", MANIFEST} | {f"katas/{kata.filename}" for kata in chosen}
+    for kata in chosen:
+        assert files[f"katas/{kata.filename}"] == pristine_stub(kata).encode()
+    manifest = json.loads(files[MANIFEST])
+    assert manifest["katas"] == ["01", "03", "05"] and manifest["seed"] == 41 and manifest["minutes"] == 60
+    readme = files["README.md"].decode()
+    assert "60 minutes" in readme and "python check.py" in readme and "Rules" in readme
+    assert all(f"katas/{kata.filename}" in readme for kata in chosen)
+
+
+def test_pack_takes_the_committed_stubs_not_edited_ones(here, monkeypatch):
+    edited = here / "edited.py"
+    edited.write_text("def attention_scores(q, k):\n    return 'my answer'\n")
+    monkeypatch.setattr(catalog.Kata, "stub_path", property(lambda kata: edited))
+    folder = make_pack(here / "ada", "--katas", "01", "--seed", 1)
+    assert "my answer" not in (folder / "katas" / "01_scores.py").read_text()
+    assert "raise NotImplementedError" in (folder / "katas" / "01_scores.py").read_text()
+
+
+def _lines(text):
+    return {line.strip() for line in text.splitlines()}
+
+
+def _secret_lines(katas, exempt=""):
+    """Every line of real solution code (not in the kata's stub, nor in `exempt`) and every telling line
+    of the hidden tests."""
+    stub_lines = set().union(*(_lines(kata.stub_path.read_text()) for kata in KATAS))
+    secrets = set()
+    for kata in katas:
+        secrets |= _lines(kata.solution_path.read_text()) - _lines(kata.stub_path.read_text()) - _lines(exempt)
+    for path in HIDDEN.glob("*.py"):
+        secrets |= {line for line in _lines(path.read_text()) - stub_lines if len(line) >= 30}
+    return sorted(line for line in secrets if re.search(r"[A-Za-z0-9]", line) and line != '"""')
+
+
+def _catalogue_and_quiz():
+    """Bug ids, their fixes, and the fixed text of every quiz question, explanation and choice (but for
+    the phrases the stubs' docstrings hold: those are public)."""
+    stubs = "\n".join(kata.stub_path.read_text() for kata in KATAS)
+    bug_ids, texts = [], []
+    for kata in KATAS:
+        entry = prompts.for_kata(kata)
+        bug_ids += list(entry.fixes)
+        texts += list(entry.fixes.values())
+        for question in entry.questions:
+            pieces = [question.prompt, question.explanation] + [str(c["text"]) for c in question.choices]
+            texts += [part.strip() for piece in pieces for part in re.split(r"\{[^}]*\}", piece)
+                      if len(part.strip()) >= 20]
+    return bug_ids + [text for text in texts if text not in stubs]
+
+
+def _leaks(folder, katas, exempt=""):
+    files = pack_files(folder)
+    text = "\n".join(data.decode() for data in files.values())
+    assert not any(name.startswith("solutions") for name in files)
+    hidden = {path.name: path.read_bytes() for path in HIDDEN.glob("*.py")}
+    assert not set(hidden) & {name.rsplit("/", 1)[-1] for name in files}
+    assert not set(hidden.values()) & set(files.values())
+    return [secret for secret in _secret_lines(katas, exempt) + _catalogue_and_quiz() if secret in text]
+
+
+@pytest.mark.parametrize("keys", ["01,02,03,04", "01,03,05", "02,05", "05"])
+def test_pack_leaks_no_solution_hidden_test_bug_or_quiz_answer(here, keys):
+    folder = make_pack(here / "ada", "--katas", keys, "--seed", 3)
+    assert _leaks(folder, [catalog.find(key) for key in keys.split(",")]) == []
+
+
+def test_the_leak_detector_finds_a_reference_slipped_into_a_pack(here):
+    folder = make_pack(here / "ada", "--katas", "03", "--seed", 3)
+    kata = catalog.find("03")
+    with (folder / "README.md").open("a") as readme:
+        readme.write(kata.solution_path.read_text().splitlines()[-3] + "\nmask-top-left\n")
+    assert set(_leaks(folder, [kata])) == {kata.solution_path.read_text().splitlines()[-3].strip(), "mask-top-left"}
+
+
+def test_a_stub_that_gives_another_katas_functions_is_packed_with_a_warning(here):
+    # kata 05's stub hands out a working softmax, split_heads and merge_heads; kata 04 asks for them
+    result = run("pack", here / "ada", "--katas", "04,05", "--seed", 3)
+    assert result.exit_code == 0
+    assert "warning: katas/05_kv_cache.py gives a working" in result.stderr
+    assert "split_heads() (kata 04 asks for it)" in result.stderr and "pack 05 apart from 04" in result.stderr
+    given = catalog.find("05").stub_path.read_text()  # public anyway: every learner's stub holds it
+    assert _leaks(here / "ada", [catalog.find("04"), catalog.find("05")], exempt=given) == []
+    assert "warning" not in run("pack", here / "bob", "--katas", "01,03,05", "--seed", 3).stderr
+
+
+def test_check_script_needs_numpy_only(here):
+    tree = ast.parse(pack_files(make_pack(here / "ada", "--seed", 1))["check.py"])
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported <= {"doctest", "importlib", "sys", "traceback", "pathlib", "numpy"}
+
+
+def test_same_seed_same_bytes(here):
+    first = make_pack(here / "one", "--katas", "01,04", "--seed", 7)
+    second = make_pack(here / "two", "--katas", "01,04", "--seed", 7)
+    assert pack_files(first) == pack_files(second)
+
+
+def test_different_seeds_different_shapes(here):
+    first = pack_files(make_pack(here / "one", "--seed", 7))
+    second = pack_files(make_pack(here / "two", "--seed", 8))
+    assert first["check.py"] != second["check.py"]
+    assert {name: data for name, data in first.items() if name.startswith("katas/")} == \
+           {name: data for name, data in second.items() if name.startswith("katas/")}
+
+
+def test_a_kata_keeps_its_shapes_whatever_else_is_packed(here):
+    alone = pack_files(make_pack(here / "one", "--katas", "03", "--seed", 7))["check.py"].decode()
+    together = pack_files(make_pack(here / "two", "--seed", 7))["check.py"].decode()
+    shapes = re.search(r'^    "03": .*$', alone, re.M).group()
+    assert shapes in together
+
+
+def _check_script(folder, *args):
+    return subprocess.run([sys.executable, "check.py", *args], cwd=folder, capture_output=True, text=True, timeout=60)
+
+
+def test_check_script_on_stubs_then_references(here):
+    folder = make_pack(here / "ada", "--seed", 11)
+    done = _check_script(folder)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.count("not implemented yet") == len(KATAS)
+    for kata in KATAS:
+        fill(folder, kata.id, kata.solution_path)
+    done = _check_script(folder)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(f"{kata.id} {kata.slug:<12} ok" in done.stdout for kata in KATAS)
+
+
+def test_check_script_one_kata_and_its_worked_example(here):
+    folder = make_pack(here / "ada", "--katas", "01,03", "--seed", 11)
+    fill(folder, "01", ZOO / "scores" / "missing-scale.py")  # right shapes, wrong numbers
+    done = _check_script(folder, "1")
+    assert done.returncode == 1 and "03" not in done.stdout.split("\n\n")[0]
+    assert "FAILED" in done.stdout and "worked example" in done.stdout and "3.536" in done.stdout
+    assert "missing-scale" not in done.stdout
+
+
+# --- kata grade -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def batch(here):
+    """Packs of kata 01 and 03 (seed 5), some hostile, and a folder without a manifest: a batch's cases."""
+    folders = {}
+    for name in ("solved", "untouched", "looping", "patching", "exiting", "flooding"):
+        folders[name] = make_pack(here / name, "--katas", "01,03", "--seed", 5)
+    for kata in ("01", "03"):
+        fill(folders["solved"], kata, catalog.find(kata).solution_path)
+    fill(folders["looping"], "01", HOSTILE / "loop_forever.py")
+    fill(folders["patching"], "01", HOSTILE / "patch_numpy.py")
+    fill(folders["patching"], "03", ZOO / "causal-mask" / "mask-top-left.py")
+    fill(folders["exiting"], "01", HOSTILE / "os_exit_in_call.py")
+    fill(folders["flooding"], "01", HOSTILE / "flood_output.py")
+    bare = here / "bare" / "katas"
+    bare.mkdir(parents=True)
+    shutil.copy(catalog.find("02").solution_path, bare / catalog.find("02").filename)
+    folders["bare"] = bare.parent
+    return folders
+
+
+EXPECTED = {"solved": {"01": "passed", "03": "passed"}, "untouched": {"01": "not-started", "03": "not-started"},
+            "looping": {"01": "timeout", "03": "not-started"}, "patching": {"01": "failed", "03": "failed"},
+            "exiting": {"01": "error", "03": "not-started"}, "flooding": {"01": "error", "03": "not-started"},
+            "bare": {"02": "passed"}}
+
+
+def statuses(report):
+    return {w["path"]: {check["kata"]: check["status"] for check in w["katas"]} for w in report["workspaces"]}
+
+
+def test_grade_a_batch_with_hostile_submissions(batch, here):
+    result = run("grade", *EXPECTED, "--timeout", 1, "--jobs", 2, "--json", "--report", "grades.md")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)  # exactly one object, nothing else on stdout
+    assert set(report) == {"workspaces"}
+    assert all(set(w) == {"path", "katas"} for w in report["workspaces"])
+    assert statuses(report) == EXPECTED
+    checks = [check for w in report["workspaces"] for check in w["katas"]]
+    assert all(set(check) == {"kata", "file", "status", "bugs", "tests", "seconds"} for check in checks)
+    patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
+    assert patched["03"]["bugs"][0] == "mask-top-left"
+    markdown = (here / "grades.md").read_text()
+    assert "| patching | 5 | 03 causal-mask | failed | mask-top-left |" in markdown
+    assert f"| bare | {DEFAULT_SEED} | 02 softmax | passed |" in markdown
+    assert "## Totals per kata" in markdown and "## Totals per status" in markdown
+    assert "| timeout | 1 |" in markdown
+    state = (here / "grades.md.state.jsonl").read_text().splitlines()
+    assert len(state) == len(EXPECTED)
+
+
+def test_grade_text_summary(batch, here):
+    result = run("grade", "solved", "patching", "--timeout", 2)
+    assert result.exit_code == 0, result.output
+    assert "solved    01 passed · 03 passed" in result.output
+    assert "03 failed (mask-top-left)" in result.output
+    assert "2 workspaces, 4 checks" in result.output
+    assert (here / DEFAULT_STATE).exists()
+
+
+def test_seed_overrides_the_manifest(batch, here):
+    result = run("grade", "untouched", "--seed", 99, "--report", "r.md")
+    assert result.exit_code == 0, result.output
+    assert "| untouched | 99 | 01 scores |" in (here / "r.md").read_text()
+
+
+def _state_line(path, seed, kata_status):
+    checks = [{"kata": kata, "file": f"{path.name}/katas/x.py", "status": status, "bugs": [], "tests": [],
+               "seconds": 0.5} for kata, status in kata_status.items()]
+    return json.dumps({"path": str(path.resolve()), "seed": seed, "katas": checks})
+
+
+def test_resume_skips_finished_workspaces(batch, here):
+    # an interrupted batch: "untouched" finished (its line says passed, which a new grading would not),
+    # then the process died while writing the next line
+    state = here / "grades.md.state.jsonl"
+    state.write_text(_state_line(batch["untouched"], 5, {"01": "passed", "03": "passed"}) + "\n"
+                     + '{"path": "' + str(batch["solved"].resolve()) + '", "seed": 5, "kat')
+    result = run("grade", "untouched", "solved", "--resume", "--report", "grades.md", "--json")
+    assert result.exit_code == 0, result.output
+    assert statuses(json.loads(result.stdout)) == {"untouched": {"01": "passed", "03": "passed"},
+                                                   "solved": EXPECTED["solved"]}
+    assert "1 workspaces finished in an earlier run" in result.stderr  # --json: stdout holds the JSON only
+    lines = state.read_text().splitlines()
+    assert len(lines) == 2 and all(json.loads(line) for line in lines)  # the cut line is gone
+
+    text = run("grade", "untouched", "solved", "--resume", "--report", "grades.md")
+    assert "2 of them finished in an earlier run" in text.output
+
+
+def test_resume_regrades_a_workspace_finished_with_another_seed(batch, here):
+    (here / DEFAULT_STATE).write_text(_state_line(batch["untouched"], 6, {"01": "passed", "03": "passed"}) + "\n")
+    result = run("grade", "untouched", "--resume", "--json")
+    assert statuses(json.loads(result.stdout)) == {"untouched": EXPECTED["untouched"]}
+
+
+def test_without_resume_the_state_starts_afresh(batch, here):
+    (here / DEFAULT_STATE).write_text(_state_line(batch["untouched"], 5, {"01": "passed", "03": "passed"}) + "\n")
+    result = run("grade", "untouched", "--json")
+    assert statuses(json.loads(result.stdout)) == {"untouched": EXPECTED["untouched"]}
+    assert "starting afresh" in result.stderr
+    assert len((here / DEFAULT_STATE).read_text().splitlines()) == 1
+
+
+# --- usage mistakes ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["grade", "nowhere"], "no such folder: nowhere"),
+    (["grade", "empty"], "empty has no katas/ folder"),
+    (["grade", "nokatas"], "nokatas/katas holds no kata file"),
+    (["grade", "broken"], "kata-pack.json: not a kata pack manifest"),
+    (["grade", "nokatas", "--report", "missing/r.md"], "nokatas/katas holds no kata file"),
+    (["pack", "full"], "full already exists and is not an empty folder"),
+    (["pack", "new", "--katas", "01,09"], "unknown kata '09'"),
+    (["pack", "new", "--katas", ","], "--katas takes kata ids"),
+])
+def test_usage_mistakes_are_one_line_and_exit_2(here, args, words):
+    (here / "empty").mkdir()
+    (here / "nokatas" / "katas").mkdir(parents=True)
+    (here / "broken" / "katas").mkdir(parents=True)
+    (here / "broken" / MANIFEST).write_text("{not json")
+    (here / "full").mkdir()
+    (here / "full" / "notes.txt").write_text("a candidate's work")
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (here / "new").exists()
+
+
+def test_report_in_a_missing_folder_is_a_usage_mistake(batch, here):
+    result = run("grade", "solved", "--report", "missing/r.md")
+    assert result.exit_code == 2 and "no such folder for the report: missing" in result.output
