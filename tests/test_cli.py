@@ -203,7 +203,7 @@ def test_bench_of_the_stub_says_to_finish_the_kata(workspace):
 
 def test_bench_text_shows_the_numbers_it_is_given():
     from checker.bench import BenchResult, BenchRow
-    from checker.render import bench_text
+    from checker.reports import bench_text
 
     rows = [BenchRow(128, 0.0001, 0.0001, 0.002), BenchRow(2048, 0.0002, 0.0002, 0.5)]
     text = click.unstyle(bench_text(BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 9, rows, True)))

@@ -270,7 +270,7 @@ def test_usage_mistakes(workspace, args, words):
 
 
 def test_the_report_as_markdown_and_json():
-    from checker.render import mock_markdown
+    from checker.reports import mock_markdown
 
     answer = mock.QuizAnswer("softmax-uniform", "What is softmax([0, 0, 0])?", "[0.333, 0.333, 0.333]", None, False)
     report = mock.MockReport("02", "softmax", 7, 20, "2025-06-15T17:06:40+00:00", "2025-06-15T17:26:40+00:00",

@@ -1,0 +1,33 @@
+"""The `kata` command. Each command parses, calls one function of the package, and prints.
+
+Heavy modules (NumPy, the runner) are imported inside commands, so `kata --help` stays instant and
+`kata check` starts the learner's process before the parent loads NumPy. The commands live by topic:
+learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), hiring (pack, grade).
+"""
+
+import click
+
+from checker import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="kata")
+def cli():
+    """Practise the attention questions of ML interviews by hand.
+
+    Edit a stub in katas/, then let the checker tell you what is right and name what is wrong.
+
+    Example:
+
+    \b
+        kata list
+        kata check 01
+        kata watch
+        kata hint softmax
+        kata mock --minutes 45
+    """
+
+
+from checker.cli import hiring, learn, practice  # noqa: E402 - each module adds its commands to `cli`
+
+__all__ = ["cli", "hiring", "learn", "practice"]

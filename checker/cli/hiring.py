@@ -1,0 +1,118 @@
+"""Commands for hiring teams: pack a candidate workspace, grade a batch of them."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from checker import catalog, reports
+from checker.cli import cli
+from checker.cli.common import UsageProblem, echo, find_kata
+
+
+@cli.command()
+@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--katas", "kata_keys", default=None, metavar="IDS",
+              help="The katas to pack, comma-separated (e.g. 01,03,05)  [default: every kata]")
+@click.option("--seed", type=int, help="Draws the shapes of the public and hidden checks  [default: a random one, "
+                                       "printed]")
+@click.option("--minutes", type=click.IntRange(min=1), help="Time the README gives the candidate  "
+                                                            "[default: 20 per kata]")
+def pack(folder, kata_keys, seed, minutes):
+    """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
+
+    The pack holds no reference, hidden test, bug catalogue or quiz answer. Its manifest,
+    kata-pack.json, records the katas and the seed that `kata grade` uses. The same katas
+    and seed give the same pack, byte for byte.
+
+    Example:
+
+    \b
+        kata pack interviews/ada --katas 01,03,05 --seed 41
+        kata grade interviews/ada
+    """
+    import random
+
+    from checker import pack as packing
+
+    katas = _kata_list(kata_keys) if kata_keys is not None else catalog.all_katas()
+    seed = random.randrange(10**6) if seed is None else seed
+    try:
+        made = packing.make(folder, katas, seed, minutes)
+    except packing.PackError as error:
+        raise UsageProblem(str(error)) from None
+    for warning in made.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    echo(reports.pack_text(made))
+
+
+def _kata_list(text):
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    if not keys:
+        raise UsageProblem(f"--katas takes kata ids like 01,03,05, not {text!r}")
+    return [find_kata(key) for key in keys]
+
+
+@cli.command()
+@click.argument("folders", metavar="DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--seed", type=int, help="Grade with this seed instead of each pack's own.")
+@click.option("--jobs", type=click.IntRange(min=1), help="Checks run at once  [default: the number of CPUs]")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds each kata's code may take in all.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the Markdown report here (the state file goes beside it).")
+@click.option("--resume", is_flag=True, help="Skip the workspaces an interrupted run already graded.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
+def grade(folders, seed, jobs, timeout, report_path, resume, as_json):
+    """Grade candidates' workspaces with the hidden tests, in parallel, each kata in its sandbox.
+
+    Each workspace is graded on the katas and seed of its kata-pack.json (a folder without one: every
+    kata file in its katas/, default seed). Finished workspaces are saved at once in a state file
+    (PATH.state.jsonl beside --report, else kata-grade.state.jsonl here): after an interruption,
+    --resume grades only the rest. Without --resume an earlier state file is started afresh.
+    Exit code 0 once the batch is graded, whatever the candidates scored; 2 for a usage mistake.
+
+    Example:
+
+    \b
+        kata grade interviews/* --report grades.md
+        kata grade interviews/* --report grades.md --resume
+        kata grade interviews/ada --json --timeout 5
+    """
+    from checker import grade as grading
+    from checker.sandbox import Limits
+
+    try:
+        workspaces = [grading.open_workspace(folder, seed) for folder in folders]
+    except grading.GradeError as error:
+        raise UsageProblem(str(error)) from None
+    if report_path and not report_path.parent.is_dir():
+        raise UsageProblem(f"no such folder for the report: {report_path.parent}")
+    state = grading.state_path(report_path)
+    jobs = jobs or os.cpu_count() or 1
+    show_progress = sys.stderr.isatty()
+
+    def progress(done, total):
+        click.echo(f"\rgraded {done} of {total} workspaces", err=True, nl=done == total)
+
+    if not resume and grading.holds_a_batch(state):
+        click.echo(f"note: {state} holds an earlier batch; starting afresh (--resume would continue it)", err=True)
+    try:
+        result = grading.grade(workspaces, Limits(seconds=timeout), jobs, state, resume,
+                               progress if show_progress else None)
+    except grading.GradeError as error:
+        raise click.ClickException(str(error)) from None
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished workspaces are saved in {state}; run the same command with --resume "
+                   "to grade the rest", err=True)
+        sys.exit(130)
+    if report_path:
+        report_path.write_text(reports.grade_markdown(result), encoding="utf-8")
+    if as_json:
+        if result.resumed:
+            click.echo(f"{result.resumed} workspaces finished in an earlier run ({state}), not graded again", err=True)
+        click.echo(json.dumps(result.to_json()))
+    else:
+        echo(reports.grade_text(result, report_path))

@@ -1,0 +1,148 @@
+"""Commands for working through a kata: list, check, hint, solution, reset."""
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from checker import catalog, render
+from checker.cli import cli
+from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks, \
+    save
+
+
+@cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+def list_katas(as_json):
+    """List the katas with your progress on each in this workspace: status, checks run (attempts),
+    hints used and the time from the first check to the first pass.
+
+    Example:
+
+    \b
+        kata list
+        kata list --json
+    """
+    record = load_progress(catalog.find_workspace())
+    rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
+    if as_json:
+        click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": e.status, "attempts": e.attempts,
+                                "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
+                                "bugs_seen": e.bugs_seen} for k, t, e in rows]))
+    else:
+        echo(render.list_text(rows))
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID", required=False)
+@click.option("--file", "file", type=click.Path(path_type=Path),
+              help="Check this .py file instead of katas/NN_slug.py.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see SPEC.md) and nothing else.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds the learner's code may take in all.")
+@click.option("--all", "check_all", is_flag=True, help="Check every kata.")
+def check(kata_key, file, as_json, timeout, check_all):
+    """Check a kata (ID like 01 or 1, or a slug like softmax) and name the bugs found.
+
+    Exit code: 0 passed, 1 anything else, 2 a usage mistake.
+
+    Example:
+
+    \b
+        kata check 01
+        kata check softmax --file my-try.v2.py --json
+        kata check --all
+    """
+    if check_all == bool(kata_key):
+        raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
+    if check_all and file:
+        raise UsageProblem("--file checks one kata: give its ID instead of --all")
+    katas = catalog.all_katas() if check_all else [find_kata(kata_key)]
+    workspace = catalog.find_workspace()
+    paths = [readable(file) if file else catalog.learner_file(kata, workspace) for kata in katas]
+    for path in paths:
+        readable(path)
+
+    from checker.runner import check as run_check
+    from checker.sandbox import Limits
+
+    results = [run_check(kata, path, Limits(seconds=timeout)) for kata, path in zip(katas, paths)]
+    if not file:
+        record_checks(workspace, results)
+    if as_json:
+        objects = [r.to_json() for r in results]
+        click.echo(json.dumps({"katas": objects} if check_all else objects[0]))
+    else:
+        # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
+        echo("\n\n".join(render.check_text(r, None if r.status == "passed" else kata_prompts(k))
+                            for r, k in zip(results, katas)))
+    sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+def hint(kata_key):
+    """Reveal the next hint for a kata, one level at a time.
+
+    Example:
+
+    \b
+        kata hint 02
+    """
+    kata = find_kata(kata_key)
+    hints = kata_prompts(kata).hints
+    workspace = catalog.find_workspace()
+    record = load_progress(workspace)
+    entry = record.of(kata.id)
+    entry.hints_used = min(entry.hints_used + 1, len(hints))
+    for level, text in enumerate(hints[:entry.hints_used], start=1):
+        echo(click.style(f"Hint {level} of {len(hints)}", bold=True) + f"\n{text}\n")
+    if entry.hints_used == len(hints):
+        echo(f"That was the last hint. The reference is one `kata solution {kata.id}` away.")
+    else:
+        echo(f"Run `kata hint {kata.id}` again for the next one.")
+    save(record)
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask, even if the kata has not passed yet.")
+def solution(kata_key, yes):
+    """Print the reference solution of a kata.
+
+    Asks first if the kata has not passed in this workspace yet.
+
+    Example:
+
+    \b
+        kata solution 01
+    """
+    kata = find_kata(kata_key)
+    record = load_progress(catalog.find_workspace())
+    if not yes and not record.of(kata.id).ever_passed:
+        click.confirm(f"Kata {kata} has not passed yet. Show the reference solution anyway?", abort=True)
+    click.echo(kata.solution_path.read_text(encoding="utf-8"))
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+def reset(kata_key):
+    """Restore a kata's stub, keeping a backup of your file in .kata/backups/.
+
+    Example:
+
+    \b
+        kata reset 03
+    """
+    kata = find_kata(kata_key)
+    from checker import workspace
+
+    try:
+        backup = workspace.reset(kata, catalog.find_workspace())
+    except workspace.ResetError as error:
+        raise click.ClickException(str(error)) from None
+    if backup:
+        echo(f"Restored the stub of {kata}; your file is saved as {backup}")
+    else:
+        echo(f"Restored the stub of {kata}.")

@@ -1,0 +1,265 @@
+"""Commands for practising: quiz, watch, mock, and kata bench 05."""
+
+import json
+from pathlib import Path
+
+import click
+
+from checker import catalog, progress, render, reports
+from checker.cli import cli
+from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks
+
+
+@cli.command()
+@click.argument("kata_key", metavar="[ID]", required=False)
+@click.option("-n", "count", type=click.IntRange(min=1), default=5, show_default=True, help="How many questions.")
+@click.option("--seed", type=int, help="Ask the same questions again (the seed is printed at the end).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every question and answer.")
+@click.option("--list", "list_only", is_flag=True, help="List every question (id, kata, kind) instead.")
+def quiz(kata_key, count, seed, as_json, list_only):
+    """Quiz yourself on shapes, scaling and masks: every answer is computed, never memorised.
+
+    Answers are read from the terminal, or one a line from standard input when it is not a
+    terminal (the end of input leaves the rest unanswered). Shapes may be written (2, 8, 10, 10),
+    2x8x10x10 or 2 8 10 10; numbers 0.333 or 1/3; choices by letter or text.
+
+    Example:
+
+    \b
+        kata quiz
+        kata quiz softmax -n 3 --seed 7
+        kata quiz --list
+    """
+    import random
+
+    from checker import quiz as quizzes
+
+    katas = [find_kata(kata_key)] if kata_key else catalog.all_katas()
+    questions = [q for kata in katas for q in kata_prompts(kata).questions]
+    if list_only:
+        rows = [{"id": q.id, "kata": q.kata, "kind": q.kind} for q in questions]
+        click.echo(json.dumps(rows) if as_json else "\n".join(f"{r['id']:<28} {r['kata']:<12} {r['kind']}" for r in rows))
+        return
+    if not questions:
+        raise UsageProblem(f"no questions for {katas[0]} yet")
+    seed = random.randrange(10**6) if seed is None else seed
+    asked = quizzes.draw(questions, count, seed)
+    read_reply, show = _quiz_io(err=as_json)
+    correct = quizzes.run(asked, read_reply, show)
+    if as_json:
+        click.echo(json.dumps({"seed": seed, "asked": len(asked), "correct": correct,
+                               "questions": [a.to_json() for a in asked]}))
+    else:
+        show(render.score_text(correct, len(asked), seed))
+
+
+def _quiz_io(err=False):
+    """(read_reply, show) for quiz.run: replies from the terminal, or one a line from standard input when
+    it is not a terminal (its end: unanswered). `err` sends the questions to stderr (for --json)."""
+    stdin = click.get_text_stream("stdin")
+    interactive = stdin.isatty()
+
+    def read_reply():
+        if interactive:
+            return click.prompt("Your answer", default="", show_default=False, err=err)
+        line = stdin.readline()
+        return line.rstrip("\n") if line else None
+
+    def show(text):
+        click.echo(text, err=err, color=render.color_wanted())
+
+    return read_reply, show
+
+
+def _clock(ctx):
+    """Real time, unless a test hands a fake clock in as `obj={"clock": ...}`."""
+    from checker import watch
+
+    return (ctx.obj or {}).get("clock") or watch.Clock()
+
+
+@cli.command()
+@click.argument("kata_key", metavar="[ID]", required=False)
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+              help="Seconds between looks at the file.")
+@click.option("--max-checks", type=click.IntRange(min=1), help="Leave after this many checks (for scripts and tests).")
+@click.pass_context
+def watch(ctx, kata_key, poll, max_checks):
+    """Re-check a kata each time its file is saved: the screen shows the status and the first failure.
+
+    Without ID, watches the first kata that has not passed yet. A save that changes nothing is not
+    checked again. Ctrl-C leaves (exit code 0).
+
+    Example:
+
+    \b
+        kata watch
+        kata watch softmax
+    """
+    from datetime import datetime
+
+    from checker import watch as watching
+    from checker.runner import check as run_check
+
+    workspace = catalog.find_workspace()
+    kata = find_kata(kata_key) if kata_key else load_progress(workspace).first_unpassed(catalog.all_katas())
+    if kata is None:
+        raise UsageProblem("every kata has passed here: name one to watch, e.g. `kata watch 01`")
+    path = readable(catalog.learner_file(kata, workspace))
+    clock = _clock(ctx)
+    checks = 0
+
+    def on_change(path):
+        nonlocal checks
+        result = run_check(kata, path)
+        record_checks(workspace, [result])
+        checks += 1
+        click.clear()
+        echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall())))
+        return False
+
+    try:
+        watching.loop(path, on_change, poll=poll, clock=clock, max_checks=max_checks)
+    except KeyboardInterrupt:
+        echo(f"\nStopped watching {kata}.")
+
+
+@cli.command()
+@click.option("--kata", "kata_key", metavar="ID",
+              help="The kata to do (default: one drawn among those not passed yet).")
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Time to make the kata pass.")
+@click.option("--seed", type=int, help="Draws the kata and the questions (printed in the report).")
+@click.option("--report", "report_path", type=click.Path(path_type=Path),
+              help="Also write the report to PATH: Markdown if PATH ends in .md, JSON otherwise.")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+              help="Seconds between looks at the file.")
+@click.pass_context
+def mock(ctx, kata_key, minutes, seed, report_path, poll):
+    """A timed mock interview: make one kata pass against the clock, then answer three questions on it.
+
+    Shows the brief and the time left, checks your file (katas/NN_slug.py) at each save, and once it
+    passes asks three quiz questions of that kata (untimed; answers as in `kata quiz`). Running out of
+    time or Ctrl-C ends the mock with its report: status (passed, out of time, stopped), time to pass,
+    attempts, bugs hit on the way, hints used, quiz score. The report is printed as Markdown and kept
+    in .kata/mocks/ as .md and .json.
+
+    Example:
+
+    \b
+        kata mock
+        kata mock --kata softmax --minutes 20 --seed 7 --report softmax-mock.md
+    """
+    import random
+
+    from checker import mock as mocks
+    from checker import quiz as quizzes
+    from checker.runner import check as run_check
+    from checker.runner import display_path
+
+    if report_path and not report_path.parent.is_dir():
+        raise UsageProblem(f"no such folder for the report: {report_path.parent}")
+    workspace = catalog.find_workspace()
+    seed = random.randrange(10**6) if seed is None else seed
+    record = load_progress(workspace)
+    kata = find_kata(kata_key) if kata_key else mocks.pick(catalog.all_katas(), record, seed)
+    path = readable(catalog.learner_file(kata, workspace))
+    texts = kata_prompts(kata)
+    hints_before = record.of(kata.id).hints_used
+    session = mocks.Session(kata, path, minutes, seed, _clock(ctx))
+    file = display_path(path)
+
+    def check(path):
+        result = run_check(kata, path)
+        record_checks(workspace, [result])
+        return result
+
+    def show(result):
+        click.clear()
+        echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS, result, session.attempts))
+
+    def ask(asked):
+        echo(click.style(f"\nPassed. {len(asked)} questions on it, untimed:\n", bold=True))
+        try:
+            quizzes.run(asked, *_quiz_io())
+        except click.Abort:  # click's prompt turns Ctrl-C into Abort
+            raise KeyboardInterrupt from None
+
+    echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS))
+    status = session.run(check, show, ask, texts.questions, poll=poll, on_tick=_ticker(session))
+    if status != mocks.PASSED:
+        echo(f"\n{'Time is up' if status == mocks.OUT_OF_TIME else 'Stopped'}.")
+    hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
+    report = session.report(status, max(0, hints_after - hints_before))
+    markdown = reports.mock_markdown(report)
+    echo("\n" + markdown)
+    try:
+        saved = mocks.save(report, markdown, workspace / ".kata" / "mocks")
+        written = mocks.write(report, markdown, report_path) if report_path else None
+    except OSError as error:
+        click.echo(f"warning: report not saved: {error}", err=True)
+        return
+    echo(f"Kept as {display_path(saved[0])} and .json" + (f"; written to {display_path(written)}" if written else ""))
+
+
+def _ticker(session):
+    """On a terminal, the time left on the last line, redrawn each second; elsewhere nothing."""
+    if not click.get_text_stream("stdout").isatty():
+        return None
+    shown = None
+
+    def tick():
+        nonlocal shown
+        left = render.clock_text(session.seconds_left())
+        if left != shown:
+            shown = left
+            click.echo(f"\r{click.style(left + ' left', fg='cyan', bold=True)} ", nl=False, color=render.color_wanted())
+
+    return tick
+
+
+@cli.command()
+@click.argument("kata_key", metavar="ID")
+@click.option("--file", "file", type=click.Path(path_type=Path),
+              help="Time this .py file instead of katas/NN_slug.py.")
+@click.option("--sizes", default="128,256,512,1024,2048", show_default=True,
+              help="Cache lengths n to time, comma-separated.")
+def bench(kata_key, file, sizes):
+    """Time a decode step with your KV cache against recomputing attention from scratch (kata 05).
+
+    A benchmark to learn from, not a check: it shows the time to make one new token at each cache
+    length n, yours beside the reference's and beside kata 04's attention over the whole prefix.
+
+    Example:
+
+    \b
+        kata bench 05
+        kata bench kv-cache --file my-try.py --sizes 256,1024
+    """
+    kata = find_kata(kata_key)
+    from checker import bench as benchmark
+
+    if kata.slug != benchmark.BENCHED:
+        raise UsageProblem(f"kata bench times kata 05 ({benchmark.BENCHED}) only, not {kata}")
+    path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
+    try:
+        result = benchmark.run(kata, path, _sizes(sizes))
+    except benchmark.BenchError as error:
+        raise click.ClickException(str(error)) from None
+    echo(reports.bench_text(result))
+
+
+MAX_BENCH_SIZE = 4096
+
+
+def _sizes(text):
+    try:
+        sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise UsageProblem(f"--sizes takes cache lengths like 128,256,512, not {text!r}")
+    if max(sizes) > MAX_BENCH_SIZE:
+        raise UsageProblem(f"--sizes goes up to {MAX_BENCH_SIZE}: recomputing attention at n = {max(sizes)} "
+                           "needs gigabytes of n x n tables")
+    return sizes

@@ -1,0 +1,152 @@
+"""Reports for people, as text and Markdown: a mock interview, `kata bench`, a pack, a batch of grades.
+
+Like render.py, everything here formats a result it is given; nothing here decides anything.
+"""
+
+import click
+
+from checker import catalog
+from checker.render import duration
+from checker.results import Status
+
+
+def mock_markdown(report):
+    """The mock's report for people, as Markdown."""
+    passed = report.seconds_to_pass is not None
+    quiz = report.quiz
+    rows = [("status", report.status),
+            ("time to pass", f"{duration(report.seconds_to_pass)} of {report.minutes:g} min" if passed else "-"),
+            ("attempts", report.attempts),
+            ("bugs hit", ", ".join(_code(bug) for bug in report.bugs_hit) or "none"),
+            ("hints used", report.hints_used),
+            ("quiz", f"{quiz.correct} of {quiz.asked}" if quiz.asked else "not reached"),
+            ("started", report.started), ("ended", report.ended),
+            ("seed", f"{report.seed} (`kata mock --kata {report.kata} --seed {report.seed}` asks the same questions)")]
+    lines = [f"# Mock interview: {report.kata} {report.slug}", "", "| | |", "|---|---|"]
+    lines += [f"| {name} | {value} |" for name, value in rows]
+    if quiz.questions:
+        lines += ["", "## Quiz", ""]
+        for number, answer in enumerate(quiz.questions, start=1):
+            prompt = answer.prompt.replace("\n", "\n   ")
+            verdict = "right" if answer.correct else ("unanswered" if answer.given is None else "wrong")
+            given = "-" if answer.given is None else _code(answer.given)
+            lines += [f"{number}. {prompt}", f"   expected {_code(answer.expected)}, given {given}: **{verdict}**", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _code(text):
+    """Markdown inline code that survives a backtick inside."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+BAR_WIDTH = 36  # characters of the longest bar in `kata bench`'s plot
+
+
+def bench_text(result):
+    """`kata bench`: the table of times per token, a log-scale bar plot of it, and what the cache buys."""
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}",
+             f"Time to make one new token (median of {result.steps} decode steps; b={result.batch}, "
+             f"d_model={result.d_model}, {result.n_heads} heads):", "",
+             f"{'n':>7}  {'yours':>10}  {'reference':>10}  {'recompute':>10}  {'cache speed-up':>14}"]
+    for row in result.rows:
+        lines.append(f"{row.n:>7}  {_ms(row.yours):>10}  {_ms(row.reference):>10}  {_ms(row.recompute):>10}  "
+                     f"{row.speedup:>13.1f}x")
+    lines += ["", "recompute = kata 04's attention over all n + 1 tokens, from scratch, for every new token", ""]
+    lines += _bench_plot(result.rows)
+    first, last = result.rows[0], result.rows[-1]
+    lines += ["", click.style(f"Speed-up at n = {last.n}: {_times(last.speedup)}", bold=True) +
+              f" (your cache {_ms(last.yours)} per token, recomputing {_ms(last.recompute)})."]
+    if len(result.rows) > 1:
+        lines.append(f"From n = {first.n} to {last.n} ({last.n / first.n:g}x the context) your decode step took "
+                     f"{last.yours / first.yours:.1f}x as long, recomputing {last.recompute / first.recompute:.1f}x.")
+    if not result.matches_reference:
+        lines += ["", click.style("Your decode outputs differ from the reference's: "
+                                  f"`kata check {result.kata}` says what is wrong.", fg="yellow")]
+    return "\n".join(lines)
+
+
+def _times(ratio):
+    return f"{ratio:.1f}x" if ratio < 10 else f"{ratio:.0f}x"
+
+
+def _ms(seconds):
+    return f"{seconds * 1000:.3f} ms" if seconds < 0.01 else f"{seconds * 1000:.1f} ms"
+
+
+def _bench_plot(rows):
+    """Horizontal bars on a log scale (a constant ratio is a constant length), three per cache length."""
+    import math
+
+    values = [v for row in rows for v in (row.yours, row.reference, row.recompute) if v > 0]
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    span = math.log(high / low) if high > low else 1.0
+    lines = [f"log scale, {_ms(low)} to {_ms(high)}:"]
+    for row in rows:
+        for label, value in (("yours", row.yours), ("reference", row.reference), ("recompute", row.recompute)):
+            length = 1 + round((BAR_WIDTH - 1) * math.log(value / low) / span) if value > 0 else 0
+            n = f"n = {row.n}" if label == "yours" else ""
+            lines.append(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}")
+    return lines
+
+
+# --- kata pack and kata grade ---------------------------------------------------------------------
+
+def pack_text(pack):
+    """`kata pack`: what was written, how to make it again, what to do next."""
+    ids = ",".join(kata.id for kata in pack.katas)
+    lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
+             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {pack.folder}/:"]
+    lines += [f"  {name}" for name in pack.files]
+    lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
+              f"Hand {pack.folder}/ to the candidate; grade it with: kata grade {pack.folder}"]
+    return "\n".join(lines)
+
+
+_GRADE_STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
+
+
+def grade_text(report, report_path=None):
+    """`kata grade`: one line per workspace, then the totals."""
+    width = max((len(w.path) for w in report.workspaces), default=0)
+    lines = []
+    for workspace in report.workspaces:
+        cells = []
+        for row in workspace.rows:
+            cell = f"{row.kata} " + click.style(row.status, fg=_GRADE_STYLE.get(row.status))
+            cells.append(cell + (f" ({', '.join(row.bugs)})" if row.bugs else ""))
+        lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
+    counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
+    lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
+              + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}"]
+    if report.resumed:
+        lines.append(f"{report.resumed} of them finished in an earlier run ({report.state}), not graded again")
+    if report_path:
+        lines.append(f"Report: {report_path}")
+    return "\n".join(lines)
+
+
+def grade_markdown(report):
+    """The report file: one row per candidate and kata, then totals per kata and per status."""
+    def cell(text):
+        return str(text).replace("|", "\\|")
+
+    lines = ["# Kata grading report", "",
+             f"{len(report.workspaces)} workspaces, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
+             f"with {report.jobs} jobs. Each kata ran in its own sandbox with the hidden tests of the seed shown.",
+             "", "| candidate | seed | kata | status | bugs named | seconds |", "|---|---|---|---|---|---:|"]
+    for row in report.rows:
+        lines.append(f"| {cell(row.workspace)} | {row.seed} | {row.kata} {row.slug} | {row.status} | "
+                     f"{cell(', '.join(row.bugs))} | {row.seconds:.2f} |")
+    lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(STATUS_ORDER) + " | seconds |",
+              "|---|" + "---:|" * (len(STATUS_ORDER) + 1)]
+    for kata, (counts, seconds) in report.by_kata.items():
+        cells = " | ".join(str(counts[status]) for status in STATUS_ORDER)
+        lines.append(f"| {kata} {catalog.find(kata).slug} | {cells} | {seconds:.1f} |")
+    lines += ["", "## Totals per status", "", "| status | checks |", "|---|---:|"]
+    lines += [f"| {status} | {count} |" for status, count in report.by_status.items()]
+    return "\n".join(lines) + "\n"
+
+
+STATUS_ORDER = [status.value for status in Status]
