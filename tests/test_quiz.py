@@ -111,3 +111,13 @@ def test_list_every_question():
 def test_unknown_kata_is_a_usage_mistake():
     result = session("nope")
     assert result.exit_code == 2 and "unknown kata" in result.output
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
+def test_a_stated_rounding_is_the_answers_rounding(question):
+    import re
+
+    stated = re.search(r"\((\d) decimals?", question.prompt)
+    assert question.decimals == (int(stated.group(1)) if stated else question.decimals)
+    if question.decimals is not None and question.tolerance is not None:
+        assert question.tolerance >= 0.5 * 10 ** -question.decimals  # the rounded answer itself is accepted
