@@ -1,6 +1,7 @@
 """Commands for practising: quiz, watch, mock, and kata bench 05."""
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -56,7 +57,7 @@ def quiz(kata_key, count, seed, as_json, list_only):
 def _quiz_io(err=False):
     """(read_reply, show) for quiz.run: replies from the terminal, or one a line from standard input when
     it is not a terminal (its end: unanswered). `err` sends the questions to stderr (for --json)."""
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin
     interactive = stdin.isatty()
 
     def read_reply():
@@ -204,7 +205,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
 
 def _ticker(session):
     """On a terminal, the time left on the last line, redrawn each second; elsewhere nothing."""
-    if not click.get_text_stream("stdout").isatty():
+    if not sys.stdout.isatty():
         return None
     shown = None
 
