@@ -18,13 +18,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def median_seconds(command, runs):
-    times = []
+def median_seconds(commands, runs):
+    """The median wall time of each command, the commands taking turns so that a busy moment of the
+    machine falls on all of them alike."""
+    times = {label: [] for label in commands}
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for label, command in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[label].append(time.perf_counter() - start)
+    return {label: statistics.median(seconds) for label, seconds in times.items()}
 
 
 def main():
@@ -42,12 +45,11 @@ def main():
     for path in sorted((ROOT / "solutions").glob("0[2-9]_*.py")):
         commands[f"kata check {path.name[:2]} --file solutions/{path.name} (every check runs)"] = \
             [kata, "check", path.name[:2], "--file", f"solutions/{path.name}"]
-    median_seconds(commands[next(iter(commands))], 2)  # warm the file cache
-    baseline = None
-    print(f"median of {runs} runs each")
-    for label, command in commands.items():
-        seconds = median_seconds(command, runs)
-        baseline = baseline or seconds
+    median_seconds(commands, 1)  # warm the file cache
+    medians = median_seconds(commands, runs)
+    baseline = next(iter(medians.values()))
+    print(f"median of {runs} runs each, taken in turns")
+    for label, seconds in medians.items():
         print(f"{seconds * 1000:7.0f} ms  {seconds / baseline:4.2f}x  {label}")
 
 

@@ -1,7 +1,8 @@
 """The `kata` command. Each command parses, calls one function of the package, and prints.
 
-Heavy modules (NumPy, the runner) are imported inside commands, so `kata --help` stays instant and
-`kata check` starts the learner's process before the parent loads NumPy. The commands live by topic:
+Beyond click and the kata catalog, every module is imported inside the commands that use it, so
+`kata --help` stays instant and `kata check` starts the learner's process before the parent loads
+NumPy (or renders anything). The commands live by topic:
 learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), hiring (pack, grade).
 """
 

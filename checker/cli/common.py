@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, progress, prompts, render
+from checker import catalog
 
 
 class UsageProblem(click.ClickException):
@@ -22,6 +22,8 @@ def find_kata(key):
 
 
 def kata_prompts(kata):
+    from checker import prompts
+
     try:
         return prompts.for_kata(kata)
     except prompts.PromptsError as error:
@@ -29,6 +31,8 @@ def kata_prompts(kata):
 
 
 def load_progress(workspace):
+    from checker import progress
+
     record = progress.load(workspace)
     if record.warning:
         click.echo(f"warning: {record.warning}", err=True)
@@ -36,6 +40,8 @@ def load_progress(workspace):
 
 
 def echo(text):
+    from checker import render
+
     click.echo(text, color=render.color_wanted())
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, reports
+from checker import catalog
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata
 
@@ -33,6 +33,8 @@ def pack(folder, kata_keys, seed, minutes):
         kata pack interviews/ada --katas 01,03,05 --seed 41
         kata grade interviews/ada
     """
+    from checker import reports
+
     import random
 
     from checker import pack as packing
@@ -81,6 +83,8 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json):
         kata grade interviews/* --report grades.md --resume
         kata grade interviews/ada --json --timeout 5
     """
+    from checker import reports
+
     from checker import grade as grading
     from checker.sandbox import Limits
 

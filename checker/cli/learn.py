@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, render
+from checker import catalog
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks, \
     save
@@ -24,6 +24,8 @@ def list_katas(as_json):
         kata list
         kata list --json
     """
+    from checker import render
+
     record = load_progress(catalog.find_workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     if as_json:
@@ -54,6 +56,8 @@ def check(kata_key, file, as_json, timeout, check_all):
         kata check softmax --file my-try.v2.py --json
         kata check --all
     """
+    from checker import render
+
     if check_all == bool(kata_key):
         raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
     if check_all and file:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, progress, render, reports
+from checker import catalog
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks
 
@@ -31,6 +31,8 @@ def quiz(kata_key, count, seed, as_json, list_only):
         kata quiz softmax -n 3 --seed 7
         kata quiz --list
     """
+    from checker import render
+
     import random
 
     from checker import quiz as quizzes
@@ -57,6 +59,8 @@ def quiz(kata_key, count, seed, as_json, list_only):
 def _quiz_io(err=False):
     """(read_reply, show) for quiz.run: replies from the terminal, or one a line from standard input when
     it is not a terminal (its end: unanswered). `err` sends the questions to stderr (for --json)."""
+    from checker import render
+
     stdin = sys.stdin
     interactive = stdin.isatty()
 
@@ -97,6 +101,8 @@ def watch(ctx, kata_key, poll, max_checks):
         kata watch
         kata watch softmax
     """
+    from checker import render
+
     from datetime import datetime
 
     from checker import watch as watching
@@ -151,6 +157,8 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
         kata mock
         kata mock --kata softmax --minutes 20 --seed 7 --report softmax-mock.md
     """
+    from checker import progress, render, reports
+
     import random
 
     from checker import mock as mocks
@@ -205,6 +213,8 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
 
 def _ticker(session):
     """On a terminal, the time left on the last line, redrawn each second; elsewhere nothing."""
+    from checker import render
+
     if not sys.stdout.isatty():
         return None
     shown = None
@@ -237,6 +247,8 @@ def bench(kata_key, file, sizes):
         kata bench 05
         kata bench kv-cache --file my-try.py --sizes 256,1024
     """
+    from checker import reports
+
     kata = find_kata(kata_key)
     from checker import bench as benchmark
 
