@@ -112,6 +112,15 @@ def as_array(got, call):
     return array
 
 
+def one_array(got, call):
+    """The output as an array; a tuple of arrays, such as (output, weights), is named as what it is."""
+    if isinstance(got, (tuple, list)) and got and all(isinstance(item, np.ndarray) for item in got):
+        shapes = ", ".join(str(item.shape) for item in got)
+        raise Failure(f"{call} returned a {type(got).__name__} of {len(got)} arrays ({shapes}), expected one "
+                      "array: return the output alone")
+    return as_array(got, call)
+
+
 def expect_shape(got, shape, call, bug=None, why=""):
     if got.shape != tuple(shape):
         reason = f": {why}" if why else ""

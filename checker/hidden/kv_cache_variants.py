@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.hidden.multi_head_variants import merge_heads, softmax, split_heads
 from checker.testkit import variant
 
 
@@ -58,21 +59,6 @@ def uniform_plan(x, weights, n_heads, chunks, seeded=0):
     return Plan(x, (weights,) * len(chunks), n_heads, tuple(chunks), seeded)
 
 
-def split_heads(x, n_heads):
-    b, t, d_model = x.shape
-    return x.reshape(b, t, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, t, d_head)
-
-
-def _merge(x):
-    b, h, t, d_head = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(b, t, h * d_head)  # (b, t, d_model)
-
-
-def _softmax(scores):
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def _bottom_right(t, past):
     """(t, past + t): new query i is position past + i and sees every position up to itself."""
     n = past + t
@@ -97,7 +83,7 @@ def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
         q = split_heads(new @ w_q, h)  # (b, h, t, d_head)
         scores = q @ np.swapaxes(k_all, -1, -2) / math.sqrt(q.shape[-1])  # (b, h, t, past + t)
         scores = np.where(visible(t, past), scores, -np.inf)
-        outputs.append(_merge(_softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
+        outputs.append(merge_heads(softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
         k_cache, v_cache = k_all, v_all
     return np.concatenate(outputs, axis=1)
 

@@ -11,12 +11,12 @@ from checker.testkit import variant
 
 # --- the right layout, and what the catalogued bugs do to it ---------------------------------------
 
-def _split(x, n_heads):
+def split_heads(x, n_heads):
     b, n, d_model = x.shape
     return x.reshape(b, n, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)  # (b, h, n, d_head)
 
 
-def _merge(x):
+def merge_heads(x):
     b, h, n, d_head = x.shape
     return x.transpose(0, 2, 1, 3).reshape(b, n, h * d_head)  # (b, n, d_model)
 
@@ -88,12 +88,12 @@ MERGE_VARIANTS = [_merge_by_reshape, _merge_strided, _merge_heads_first, _merge_
 
 # --- multi-head attention, right and wrong ------------------------------------------------------------
 
-def _softmax(scores):
+def softmax(scores):
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=_split, merge=_merge, scale_by=None,
+def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=split_heads, merge=merge_heads, scale_by=None,
                w_in=lambda w: w, w_out=lambda w: w, project=True):
     """Multi-head attention with one of its steps swapped for a buggy one."""
     b, n, d_model = x.shape
@@ -101,7 +101,7 @@ def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=_split, mer
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(scale_by or d_model // n_heads)  # (b, h, n, n)
     if causal:
         scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
-    heads = merge(_softmax(scores) @ v)  # (b, n, d_model)
+    heads = merge(softmax(scores) @ v)  # (b, n, d_model)
     return heads @ w_out(w_o) if project else heads
 
 

@@ -13,10 +13,11 @@ from functools import lru_cache
 import numpy as np
 
 from checker import catalog
-from checker.hidden.kv_cache_variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, split_heads, uniform_plan
+from checker.hidden.kv_cache_variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, uniform_plan
+from checker.hidden.multi_head_variants import split_heads
 from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, as_array, bug, close, first_difference, show, tolerance
+from checker.testkit import Failure, Suspects, as_array, bug, close, first_difference, one_array, show, tolerance
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
@@ -59,13 +60,6 @@ def _positions(count):
     return f"{count} position{'' if count == 1 else 's'}"
 
 
-def _one_array(got, call):
-    """The output as an array; a tuple such as (output, cache) is named as what it is."""
-    if isinstance(got, (tuple, list)) and got and all(isinstance(item, np.ndarray) for item in got):
-        shapes = ", ".join(str(item.shape) for item in got)
-        raise Failure(f"{call} returned a {type(got).__name__} of {len(got)} arrays ({shapes}), expected one array "
-                      "(b, t, d_model): return the output alone")
-    return as_array(got, call)
 
 
 def _seed(cache, plan):
@@ -82,7 +76,7 @@ def _call(kata, cache, plan, index):
     b, _, d_model = plan.x.shape
     call = (f"cached_attention(x {part.shape}, cache holding {_positions(start)}, "
             f"{', '.join(WEIGHT_NAMES)}, n_heads={plan.n_heads})")
-    got = _one_array(kata.cached_attention(part, cache, *plan.weights[index], plan.n_heads), call)
+    got = one_array(kata.cached_attention(part, cache, *plan.weights[index], plan.n_heads), call)
     if got.shape != (b, t, d_model):
         raise Failure(f"{call} returned shape {got.shape}, expected {(b, t, d_model)}: one output row per new "
                       "token, (b, t, d_model)")

@@ -11,7 +11,7 @@ import numpy as np
 from checker.hidden.multi_head_variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
-    expect_shape, show, tolerance
+    expect_shape, one_array, show, tolerance
 
 API = {"split_heads": ("x", "n_heads"), "merge_heads": ("x",),
        "multi_head_attention": ("x", "w_q", "w_k", "w_v", "w_o", "n_heads", "causal")}
@@ -112,18 +112,11 @@ def _check_merge(kata, ref, x):
 def _run_mha(kata, ref, x, weights, n_heads, **causal):
     """The learner's output, the right one (from float64), and the call as text."""
     call = call_text("multi_head_attention", x=x, **dict(zip(WEIGHT_NAMES, weights)), n_heads=n_heads, **causal)
-    got = _one_array(kata.multi_head_attention(x, *weights, n_heads, **causal), call)
+    got = one_array(kata.multi_head_attention(x, *weights, n_heads, **causal), call)
     x64, weights64 = np.asarray(x, np.float64), [np.asarray(w, np.float64) for w in weights]
     return got, ref.multi_head_attention(x64, *weights64, n_heads, **causal), call
 
 
-def _one_array(got, call):
-    """The output as an array; a tuple such as (output, weights) is named as what it is."""
-    if isinstance(got, (tuple, list)) and got and all(isinstance(item, np.ndarray) for item in got):
-        shapes = ", ".join(str(item.shape) for item in got)
-        raise Failure(f"{call} returned a {type(got).__name__} of {len(got)} arrays ({shapes}), expected one array "
-                      "(b, n, d_model): return the output alone")
-    return as_array(got, call)
 
 
 def _compare_mha(got, want, call, x, weights, n_heads, why="", **causal):
