@@ -35,8 +35,9 @@ def test_every_hostile_file_has_an_expectation():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_hostile_file_never_passes(name):
+    limit = "1" if EXPECTED[name] == "timeout" else "20"  # short only where the file is meant to run out
     command = [sys.executable, "-m", "checker", "check", "01", "--file", str(HOSTILE / f"{name}.py"),
-               "--json", "--timeout", "1.5"]
+               "--json", "--timeout", limit]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)  # exactly one JSON object, nothing else on stdout

@@ -53,7 +53,7 @@ def test_correct_variant_passes(kata, path):
     assert result.status == "passed", _explain(result)
 
 
-@pytest.mark.parametrize("seed", [1, 99991])
+@pytest.mark.parametrize("seed", [99991])
 @pytest.mark.parametrize("kata, path", files_in(CORRECT) + [pytest.param(k, k.solution_path, id=f"{k.slug}/reference")
                                                              for k in KATAS])
 def test_correct_code_passes_under_other_seeds(kata, path, seed):
