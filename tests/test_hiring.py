@@ -228,7 +228,7 @@ def statuses(report):
 
 
 def test_grade_a_batch_with_hostile_submissions(batch, here):
-    result = run("grade", *EXPECTED, "--timeout", 1, "--jobs", 2, "--json", "--report", "grades.md")
+    result = run("grade", *EXPECTED, "--timeout", 3, "--jobs", 2, "--json", "--report", "grades.md")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)  # exactly one object, nothing else on stdout
     assert set(report) == {"workspaces"}
@@ -248,7 +248,7 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
 
 
 def test_grade_text_summary(batch, here):
-    result = run("grade", "solved", "patching", "--timeout", 2)
+    result = run("grade", "solved", "patching", "--timeout", 5)
     assert result.exit_code == 0, result.output
     assert "solved    01 passed · 03 passed" in result.output
     assert "03 failed (mask-top-left)" in result.output
