@@ -101,6 +101,19 @@ def tolerance(*arrays):
     return _TOLERANCE.get(min(sizes, default=8), _TOLERANCE[2])
 
 
+def expect_precision(got, inputs, call):
+    """A float result keeps at least float32 precision, or float16 when every input is float16: computing
+    in float32 is honest, turning float64 or float32 inputs into float16 loses the answer's digits."""
+    if got.dtype.kind != "f":
+        return
+    dtypes = [np.asarray(x).dtype for x in inputs]
+    floor = 2 if dtypes and all(d == np.float16 for d in dtypes) else 4
+    if got.dtype.itemsize < floor:
+        given = ", ".join(sorted({str(d) for d in dtypes}))
+        raise Failure(f"{call} returned {got.dtype} for {given} input: a result must keep at least float32 "
+                      "precision (float16 only for float16 input)")
+
+
 def as_array(got, call):
     """The learner's result as a numeric array, or a Failure saying what came back instead."""
     try:
@@ -147,6 +160,8 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=()):
 
     The tolerance follows the lowest precision among the result and the `inputs`.
     """
+    if inputs:
+        expect_precision(got, inputs, call)
     rtol, atol = tolerance(got, *inputs)
     if got.shape == want.shape and close(got, want, rtol, atol).all():
         return

@@ -66,7 +66,11 @@ def _bottom_right(t, past):
 
 
 def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
-    """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one."""
+    """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one.
+
+    keeps_past: True, the cache keeps every position; False, each call sees only its own tokens;
+    "previous", the cache holds only the chunk before (what a cache that keeps just the last chunk gives).
+    """
     x, h = plan.x, plan.n_heads
     _, w_k, w_v, _ = plan.weights[0]
     k_cache, v_cache = split_heads(x[:, :plan.seeded] @ w_k, h), split_heads(x[:, :plan.seeded] @ w_v, h)  # (b, h, s, d_head)
@@ -84,7 +88,7 @@ def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
         scores = q @ np.swapaxes(k_all, -1, -2) / math.sqrt(q.shape[-1])  # (b, h, t, past + t)
         scores = np.where(visible(t, past), scores, -np.inf)
         outputs.append(merge_heads(softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
-        k_cache, v_cache = k_all, v_all
+        k_cache, v_cache = (k_all, v_all) if keeps_past != "previous" else (k_all[:, :, past:], v_all[:, :, past:])
     return np.concatenate(outputs, axis=1)
 
 
@@ -93,6 +97,14 @@ def _top_left(plan):
     """new query i saw keys 0..i, the top-left corner of its (t, n) scores; the new queries are the LAST
     t of the n cached positions, so query i sees keys j <= n - t + i"""
     return _replay(plan, visible=lambda t, past: np.tril(np.ones((t, past + t), dtype=bool)))
+
+
+@variant("mask-top-left")
+def _top_left_chunks(plan):
+    """a chunk's query i saw keys 0..i, the top-left corner of its (t, n) scores (decode steps, unmasked,
+    were right): the new queries are the LAST t of the n cached positions, so query i sees keys j <= n - t + i"""
+    return _replay(plan, visible=lambda t, past: np.ones((1, past + 1), dtype=bool) if t == 1 else
+                   np.tril(np.ones((t, past + t), dtype=bool)))
 
 
 @variant("no-mask-in-prefill")
@@ -125,6 +137,13 @@ def _last_chunk_only(plan):
     return _replay(plan, keeps_past=False)
 
 
+@variant("cache-overwritten")
+def _previous_chunk_only(plan):
+    """each call saw only the chunk before it and its own tokens: the cache kept only the last chunk
+    appended; it must keep every earlier position"""
+    return _replay(plan, keeps_past="previous")
+
+
 @variant("recompute-every-step")
 def _recomputed(plan):
     """the past positions' keys and values were computed again, with this call's weights: read them from
@@ -132,7 +151,8 @@ def _recomputed(plan):
     return _replay(plan, recomputes=True)
 
 
-ATTENTION_VARIANTS = [_top_left, _no_mask, _mask_only_first_prefill, _past_only, _last_chunk_only, _recomputed]
+ATTENTION_VARIANTS = [_top_left, _top_left_chunks, _no_mask, _mask_only_first_prefill, _past_only, _last_chunk_only,
+                      _previous_chunk_only, _recomputed]
 
 
 @variant("cache-wrong-axis")
@@ -159,4 +179,11 @@ def _last_only(chunks):
     return chunks[-1]
 
 
-APPEND_VARIANTS = [_along_heads, _along_batch, _along_channels, _last_only]
+@variant("cache-overwritten")
+def _previous_and_last(chunks):
+    """append returned the chunk before and the new one, but kept only the new one: the next call loses
+    everything older"""
+    return np.concatenate(chunks[-2:], axis=2)
+
+
+APPEND_VARIANTS = [_along_heads, _along_batch, _along_channels, _last_only, _previous_and_last]

@@ -4,6 +4,8 @@ Split and merge variants take what split_heads and merge_heads take; attention v
 multi_head_attention takes, in float64, and return its output.
 """
 
+from itertools import combinations
+
 import numpy as np
 
 from checker.testkit import variant
@@ -174,22 +176,22 @@ def _mha_without_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
     return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, project=False)
 
 
-@variant("weight-orientation")
-def _mha_transposed_weights(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
-    """every weight was used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
-    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose, w_out=np.transpose)
+def _transposing(which):
+    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
+
+    def transposed(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
+        given = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}
+        flipped = {name: w.T if name in which else w for name, w in given.items()}
+        return _attention(x, *flipped.values(), n_heads, causal)
+
+    transposed.__doc__ = (f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is (in, out): "
+                          "x @ W")
+    return variant("weight-orientation")(transposed)
 
 
-@variant("weight-orientation")
-def _mha_transposed_qkv(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
-    """w_q, w_k and w_v were used as x @ W.T, an (out, in) matrix; here W is (in, out): x @ W"""
-    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_in=np.transpose)
-
-
-@variant("weight-orientation")
-def _mha_transposed_w_o(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
-    """w_o was used as heads @ w_o.T, an (out, in) matrix; here W is (in, out): heads @ w_o"""
-    return _attention(x, w_q, w_k, w_v, w_o, n_heads, causal, w_out=np.transpose)
+# every weight, some of them or one alone: 15 ways, all of them the same bug
+TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
+                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
 
 
 @variant("causal-ignored")
@@ -206,5 +208,4 @@ def _mha_always_masks(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
 
 MHA_VARIANTS = [_mha_split_by_reshape, _mha_reshape_both_ways, _mha_merge_by_reshape, _mha_strided_both_ways,
                 _mha_split_strided, _mha_merge_strided, _mha_split_heads_first, _mha_merge_heads_first,
-                _mha_scale_by_d_model, _mha_without_w_o, _mha_transposed_weights, _mha_transposed_qkv,
-                _mha_transposed_w_o, _mha_never_masks, _mha_always_masks]
+                _mha_scale_by_d_model, _mha_without_w_o, *TRANSPOSED_WEIGHTS, _mha_never_masks, _mha_always_masks]

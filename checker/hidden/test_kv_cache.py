@@ -17,7 +17,8 @@ from checker.hidden.kv_cache_variants import APPEND_VARIANTS, ATTENTION_VARIANTS
 from checker.hidden.multi_head_variants import split_heads
 from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, as_array, bug, close, first_difference, one_array, show, tolerance
+from checker.testkit import Failure, Suspects, as_array, bug, close, expect_precision, first_difference, one_array, \
+    show, tolerance
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
@@ -114,6 +115,7 @@ def _expected(plan, ref):
 
 def _compare(got, want, plan, why=""):
     """Fail unless the joined outputs match; say which call went wrong, and name the bug whose output it is."""
+    expect_precision(got, (plan.x, *plan.weights[0]), plan.describe())
     rtol, atol = tolerance(got, plan.x, *plan.weights[0])
     bad = ~close(got, want, rtol, atol)
     if not bad.any():
@@ -173,6 +175,10 @@ def _check_appends(kata, rng, b, h, chunks, d_head):
                 raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
             raise Failure(f"{call} {detail}: every position appended so far, old ones first, (b, h, n, d_head)")
         length = _length(cache, "cache")
+        if index and length == t != sum(chunks[:index + 1]):
+            raise Failure(f"len(cache) is {length} after appending {' + '.join(str(c) for c in chunks[:index + 1])} "
+                          f"positions, the size of the last chunk alone: the cache kept only what it was given last",
+                          "cache-overwritten", exact=True)
         if length != sum(chunks[:index + 1]):
             raise Failure(f"len(cache) is {length} after appending {' + '.join(str(c) for c in chunks[:index + 1])} "
                           f"positions, expected {sum(chunks[:index + 1])}: len counts every cached position")
@@ -277,6 +283,7 @@ def test_past_keys_come_from_the_cache(kata, ref, rng):
 
 
 COST_POSITIONS = (32, 256)
+TABLE_POSITION = 1024  # far enough that an n x n table of bools outgrows everything linear in n
 # From position 32 to 256 a peak memory linear in n grows 8x at most, an n x n table 64x: the bug is named
 # past the geometric middle, log(growth) / log(8) > 1.5, well clear of both (a right step measures about 4x).
 QUADRATIC_EXPONENT = 1.5
@@ -298,7 +305,7 @@ def _kib(size):
 def test_decode_cost(kata, rng):
     b, d_model, n_heads = 1, 8, 2
     short, long = COST_POSITIONS
-    x, weights = _inputs(rng, b, long + 4, d_model)
+    x, weights = _inputs(rng, b, TABLE_POSITION + 4, d_model)
     (short_cache, small), (long_cache, large) = (_decode_costs(kata, x, weights, n_heads, n) for n in COST_POSITIONS)
     needed = 4 * b  # one new token: its query, key, value and output projection, a row each
     rows = {n: work["weight_work"] // d_model ** 2 for n, work in zip(COST_POSITIONS, (small, large))}
@@ -313,8 +320,26 @@ def test_decode_cost(kata, rng):
                       "positions, so something n x n is built at every step (the whole score table, or a mask over "
                       "all positions); a decode step needs one row of n scores per head", "recompute-every-step",
                       exact=True)
+    _expect_no_table(kata, x, weights, n_heads, long, large["peak_bytes"])
     if not (rows[short] and rows[long]):
         _stopwatch_fallback(kata, (short_cache, long_cache), x, weights, n_heads)
+
+
+def _expect_no_table(kata, x, weights, n_heads, short, short_peak):
+    """Even an n x n table of bools (a mask over all positions, then sliced) is quadratic work per step.
+
+    From position `short` to TABLE_POSITION a one-byte-a-cell table grows by n_long^2 - n_short^2 bytes;
+    everything a decode step needs grows linearly, by a fraction of that (a right step: about a quarter at
+    d_model = 8). Half of the table's growth is the line, with room on both sides.
+    """
+    _, work = _decode_costs(kata, x, weights, n_heads, TABLE_POSITION)
+    growth = work["peak_bytes"] - short_peak
+    table = TABLE_POSITION ** 2 - short ** 2
+    if growth > table / 2:
+        raise Failure(f"the decode step at position {TABLE_POSITION} held {_kib(growth)} more at its peak than at "
+                      f"position {short}, {growth / table:.1f} bytes for each cell an n x n table gains: something "
+                      "n x n (a mask over all positions, sliced afterwards?) is built at every step; a decode step "
+                      "needs one row of n scores (and of mask) per head", "recompute-every-step", exact=True)
 
 
 def _stopwatch_fallback(kata, caches, x, weights, n_heads, steps=3):
@@ -355,18 +380,20 @@ def test_float32(kata, ref, rng):
 
 
 def test_inputs_unchanged(kata, rng):
-    x, weights = _inputs(rng, 2, 5, 12)
-    cache = kata.KVCache()
-    k, v = rng.normal(size=(2, 3, 2, 4)), rng.normal(size=(2, 3, 2, 4))
-    _, after = cache.append.keeping_args(k.copy(), v.copy())
-    for name, before, now in zip(("k", "v"), (k, v), after):
-        if not np.array_equal(before, np.asarray(now)):
-            raise Failure(f"cache.append(k {k.shape}, v {v.shape}) changed its argument {name}: the cache must "
-                          "keep copies or new arrays, never write into the caller's")
-    args = (x[:, 2:], cache, *weights, 3)
-    _, after = kata.cached_attention.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
-    for name, before, now in zip(("x", "cache", *WEIGHT_NAMES), args, after):
-        if isinstance(before, np.ndarray) and not np.array_equal(before, np.asarray(now)):
-            raise Failure(f"cached_attention(x {x[:, 2:].shape}, cache, "
-                          f"{', '.join(WEIGHT_NAMES)}, n_heads=3) changed its argument {name}: work on new arrays, "
-                          "never the caller's")
+    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
+        x, weights = _inputs(rng, 2, 5, 12)
+        x, weights = x.astype(dtype), [w.astype(dtype) for w in weights]
+        cache = kata.KVCache()
+        k, v = (rng.normal(size=(2, 3, 2, 4)).astype(dtype) for _ in range(2))
+        _, after = cache.append.keeping_args(k.copy(), v.copy())
+        for name, before, now in zip(("k", "v"), (k, v), after):
+            if not np.array_equal(before, np.asarray(now)):
+                raise Failure(f"cache.append(k {k.shape}, v {v.shape}) changed its argument {name}: the cache must "
+                              "keep copies or new arrays, never write into the caller's")
+        args = (x[:, 2:], cache, *weights, 3)
+        _, after = kata.cached_attention.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+        for name, before, now in zip(("x", "cache", *WEIGHT_NAMES), args, after):
+            if isinstance(before, np.ndarray) and not np.array_equal(before, np.asarray(now)):
+                raise Failure(f"cached_attention(x {x[:, 2:].shape} {dtype.__name__}, cache, "
+                              f"{', '.join(WEIGHT_NAMES)}, n_heads=3) changed its argument {name}: work on new "
+                              "arrays, never the caller's")

@@ -272,9 +272,10 @@ def test_mha_scale(kata, ref, rng):
 
 @bug("missing-output-projection")
 def test_mha_output_projection(kata, ref, rng):
-    x, weights = _inputs(rng, 2, 6, 9)  # h=3, d_head=3
-    got, want, call = _run_mha(kata, ref, x, weights, 3, causal=True)
-    _compare_mha(got, want, call, x, weights, 3, causal=True)
+    for n_heads in (3, 1):  # one head still has its W_O
+        x, weights = _inputs(rng, 2, 6, 9)  # d_head = 3 or 9
+        got, want, call = _run_mha(kata, ref, x, weights, n_heads, causal=True)
+        _compare_mha(got, want, call, x, weights, n_heads, causal=True)
 
 
 @bug("weight-orientation")
@@ -328,10 +329,12 @@ def test_mha_indivisible(kata, rng):
 
 
 def test_inputs_unchanged(kata, rng):
-    x, weights = _inputs(rng, 2, 5, 12)
-    heads = rng.normal(size=(2, 3, 5, 4))
-    calls = [(kata.split_heads, ("x", "n_heads"), (x, 3)), (kata.merge_heads, ("x",), (heads,)),
-             (kata.multi_head_attention, ("x", *WEIGHT_NAMES, "n_heads"), (x, *weights, 3))]
+    calls = []
+    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
+        x, weights = _inputs(rng, 2, 5, 12)
+        x, weights, heads = x.astype(dtype), [w.astype(dtype) for w in weights], rng.normal(size=(2, 3, 5, 4))
+        calls += [(kata.split_heads, ("x", "n_heads"), (x, 3)), (kata.merge_heads, ("x",), (heads.astype(dtype),)),
+                  (kata.multi_head_attention, ("x", *WEIGHT_NAMES, "n_heads"), (x, *weights, 3))]
     for function, names, args in calls:
         _, after = function.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
         for name, before, now in zip(names, args, after):

@@ -127,9 +127,11 @@ def test_batched_heads(kata, ref, rng):
 
 
 def test_leading_dims_broadcast(kata, ref, rng):
-    q, k = rng.normal(size=(2, 3, 4, 6)), rng.normal(size=(3, 5, 6))  # k shared across the batch
-    got, want, call = _run(kata, ref, q, k)
-    _compare(got, want, call, q, k, why="leading dimensions broadcast, as they do in q @ k")
+    # either side may carry more leading axes, or a size-1 axis that the other side stretches
+    for q_shape, k_shape in (((2, 3, 4, 6), (3, 5, 6)), ((4, 6), (2, 3, 5, 6)), ((2, 1, 4, 6), (1, 3, 5, 6))):
+        q, k = rng.normal(size=q_shape), rng.normal(size=k_shape)
+        got, want, call = _run(kata, ref, q, k)
+        _compare(got, want, call, q, k, why="leading dimensions broadcast, as they do in q @ k")
 
 
 @bug("reshape-as-transpose")
@@ -149,16 +151,19 @@ def test_integer_inputs(kata, ref, rng):
 
 
 def test_nested_lists(kata, ref):
-    x = [[2, 0], [0, 2], [1, 1]]  # the A/B/C tokens, as queries and keys alike
-    got, want, call = _run(kata, ref, x, x)
-    _compare(got, want, call, x, x)
+    q = [[1, 2, 0], [0, 1, 3]]  # d_k = 3: no score is a whole number, and none a multiple of another's
+    k = [[2, 1, 1], [1, 0, 2], [0, 3, 1], [1, 1, 1]]
+    got, want, call = _run(kata, ref, q, k)
+    _compare(got, want, call, q, k)
 
 
 def test_worked_example(kata, ref):
     q = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 1.0]])  # "order 4471 shipped": X @ W_Q
     k = np.array([[2.0, 1.0], [0.0, 1.0], [1.0, 0.0]])  # X @ W_K
-    got, want, call = _run(kata, ref, q, k)
-    _compare(got, want, call, q, k)
+    abc = np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]])  # the A/B/C tokens, as queries and keys alike
+    for queries, keys in ((q, k), (abc, abc)):
+        got, want, call = _run(kata, ref, queries, keys)
+        _compare(got, want, call, queries, keys)
 
 
 def test_float32(kata, ref, rng):
@@ -170,9 +175,10 @@ def test_float32(kata, ref, rng):
 
 
 def test_inputs_unchanged(kata, rng):
-    q, k = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
-    _, (q_after, k_after) = kata.attention_scores.keeping_args(q.copy(), k.copy())
-    for name, before, after in (("q", q, q_after), ("k", k, k_after)):
-        if not np.array_equal(before, np.asarray(after)):
-            raise Failure(f"{call_text('attention_scores', q=q, k=k)} changed its argument {name}: "
-                          "work on a copy, never the caller's array")
+    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
+        q, k = rng.normal(size=(3, 4)).astype(dtype), rng.normal(size=(5, 4)).astype(dtype)
+        _, (q_after, k_after) = kata.attention_scores.keeping_args(q.copy(), k.copy())
+        for name, before, after in (("q", q, q_after), ("k", k, k_after)):
+            if not np.array_equal(before, np.asarray(after)):
+                raise Failure(f"{call_text('attention_scores', q=q, k=k)} changed its argument {name}: "
+                              "work on a copy, never the caller's array")
