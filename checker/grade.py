@@ -7,6 +7,7 @@ checks are appended to a state file (JSON lines: {"path", "seed", "katas": [chec
 interrupted batch resumes where it stopped.
 """
 
+import importlib
 import json
 import multiprocessing
 import os
@@ -224,7 +225,7 @@ def _exit(signum, frame):
 def _warm(workspaces):
     """Load NumPy, the runner and the hidden tests once, before the workers fork off this process."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small arrays: more threads only fight the workers
-    import checker.runner  # noqa: F401 - for the workers to inherit
+    importlib.import_module("checker.runner")  # for the workers to inherit
 
     for kata in {kata for workspace in workspaces for kata in workspace.katas}:
         kata.hidden()
