@@ -18,6 +18,14 @@ def project_per_head(x, w, h):
     d = w.shape[1] // h
     return [x @ w[:, i * d:(i + 1) * d] for i in range(h)]
 
+def project_fused(x, w):
+    w_qkv = np.concatenate([w, w, w], axis=1)  # one fused weight, as GPT-2's c_attn
+    return np.split(x @ w_qkv, 3, axis=-1)
+
+def project_fused_slices(x, w):
+    halves = np.split(np.hstack([w, w]), 2, axis=1)  # a weight joined, then split again
+    return [x @ half for half in halves]
+
 def table(n):
     return np.ones((n, n)).sum()
 
@@ -43,11 +51,13 @@ def sandbox(tmp_path):
         yield box
 
 
-@pytest.mark.parametrize("name, extra", [("project", ()), ("project_einsum", ()), ("project_per_head", (4,))])
-def test_work_with_weights_is_counted_in_any_form(sandbox, name, extra):
+@pytest.mark.parametrize("name, extra, times", [("project", (), 1), ("project_einsum", (), 1),
+                                                ("project_per_head", (4,), 1), ("project_fused", (), 3),
+                                                ("project_fused_slices", (), 2)])
+def test_work_with_weights_is_counted_in_any_form(sandbox, name, extra, times):
     x, w = np.ones((2, 5, 8)), np.ones((8, 8))
     _, work = sandbox.measure(name, (x, w, *extra), counted=[1])
-    assert work["weight_work"] == 2 * 5 * 8 * 8  # every row of x meets all of w once
+    assert work["weight_work"] == times * 2 * 5 * 8 * 8  # every row of x meets every weight column once
 
 
 def test_peak_memory_shows_a_table(sandbox):

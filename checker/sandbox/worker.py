@@ -123,30 +123,30 @@ def _error(exc, path):
 class Counted(np.ndarray):
     """A weight matrix whose products are counted: multiply-adds with it add up in `Counted.work`.
 
-    Products are plain arrays again, so only work done with the weights themselves is counted: how
-    many rows a call projects, whatever order or form (`@`, einsum, dot, a slice per head) it uses.
+    A weight joined, split, stacked, reshaped or scaled is still a weight (a fused QKV matrix, a head's
+    slice); a product with an input is a plain array again. So only the work done with the weights
+    themselves is counted: how many rows a call projects, whatever form (`@`, einsum, dot, multi_dot,
+    a slice per head) it takes.
     """
 
     work = 0
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        plain = [x.view(np.ndarray) if isinstance(x, Counted) else x for x in inputs]
         if "out" in kwargs:
-            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, Counted) else x for x in kwargs["out"])
-        result = getattr(ufunc, method)(*plain, **kwargs)
+            kwargs["out"] = _plain(kwargs["out"])
+        result = getattr(ufunc, method)(*_plain(inputs), **kwargs)
         if ufunc is np.matmul and method == "__call__":
             Counted._tally(*inputs)
-        return result
+            return result
+        return _still_a_weight(result, list(_arrays(inputs)))
 
     def __array_function__(self, func, types, args, kwargs):
-        operands = [x for x in args if isinstance(x, np.ndarray)]
-        if func in (np.dot, np.inner, np.tensordot, np.einsum, np.matmul, np.vdot):
+        operands = list(_arrays((args, kwargs)))
+        product = func in _PRODUCTS
+        if product:
             Counted._tally(*operands)
-        plain = tuple(x.view(np.ndarray) if isinstance(x, Counted) else x for x in args)
-        result = func(*plain, **kwargs)
-        if func in (np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit):
-            return [part.view(Counted) for part in result]  # per-head slices of a weight stay counted
-        return result
+        result = func(*_plain(args), **_plain(kwargs))
+        return result if product else _still_a_weight(result, operands)
 
     @staticmethod
     def _tally(*operands):
@@ -155,6 +155,42 @@ class Counted(np.ndarray):
         if weights and others:  # an input times a weight: its rows times the weight's size
             weight = weights[0]
             Counted.work += int(others[0].size // max(weight.shape[0], 1)) * int(weight.size)
+
+
+_PRODUCTS = {np.dot, np.inner, np.tensordot, np.einsum, np.matmul, np.vdot, np.linalg.multi_dot}
+
+
+def _arrays(value):
+    """Every array in a nest of tuples, lists and dicts (np.concatenate takes a list of them)."""
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _arrays(item)
+    elif isinstance(value, dict):
+        yield from _arrays(tuple(value.values()))
+
+
+def _plain(value):
+    """`value` with every Counted array, however nested, seen as a plain one."""
+    if isinstance(value, Counted):
+        return value.view(np.ndarray)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def _still_a_weight(result, operands):
+    """What is made from weights alone stays a weight; anything that met an input does not."""
+    if not operands or not all(isinstance(x, Counted) for x in operands):
+        return result
+    if isinstance(result, np.ndarray):
+        return result.view(Counted)
+    if isinstance(result, (list, tuple)):
+        return type(result)(part.view(Counted) if isinstance(part, np.ndarray) else part for part in result)
+    return result
 
 
 def _measured(run):
