@@ -11,7 +11,7 @@ and in the one test that chains the two.
 import numpy as np
 
 from checker.hidden.causal_mask_variants import MASK_VARIANTS, WEIGHT_VARIANTS
-from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_precision, \
+from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, changed, close, expect_precision, \
     first_difference, show, tolerance
 
 API = {"causal_mask": ("n_q", "n_k"), "attention": ("q", "k", "v", "mask")}
@@ -331,8 +331,9 @@ def _queries_for(scores, k):
 
 def _right(kata, ref, scores, k, v, mask):
     """Does the learner get attention right for queries whose scaled scores against k are `scores`?"""
-    got, right, _ = _run(kata, ref, _queries_for(scores, k), k, v, mask, "")
-    return all(g.shape == r.shape and close(g, r, *tolerance(g)).all() for g, r in zip(got, right))
+    q = _queries_for(scores, k)
+    got, right, _ = _run(kata, ref, q, k, v, mask, "")
+    return all(g.shape == r.shape and close(g, r, *tolerance(g, q, k, v)).all() for g, r in zip(got, right))
 
 
 @bug("fill-too-shallow")
@@ -345,17 +346,17 @@ def test_mask_wins_over_large_scores(kata, ref, rng):
     call += " with real scores of -1e5 for visible keys and +1e5 for blocked ones"
     weights = result[1]
     if weights.shape == want[1].shape and np.isfinite(weights).all() and \
-            not close(weights, want[1], *tolerance(weights)).all() and _right(kata, ref, noise, k, v, mask):
+            not close(weights, want[1], *tolerance(weights, q, k, v)).all() and _right(kata, ref, noise, k, v, mask):
         # With ordinary scores the mask works. A finite fill shows either as weight on blocked keys, or,
         # when blocked weights are zeroed afterwards, as rows that lose to keys scoring just below the
         # visible ones (where masking after a renormalised softmax still works).
         leaked = (weights[..., ~mask] != 0).any()
         if leaked or not _right(kata, ref, np.where(mask, -1e5, -1e5 - 50) + noise, k, v, mask):
             allowed = np.broadcast_to(mask, weights.shape)
-            text, _ = _explain(weights, want[1], allowed, *tolerance(weights))
+            text, _ = _explain(weights, want[1], allowed, *tolerance(weights, q, k, v))
             raise Failure(f"{call}: {text}, although with ordinary scores the mask works: the fill is finite, "
                           "and real scores go below it", "fill-too-shallow", exact=True,
-                          picture=_picture(weights, want[1], allowed, *tolerance(weights)))
+                          picture=_picture(weights, want[1], allowed, *tolerance(weights, q, k, v)))
     _compare(result, want, call, q, k, v, mask, why="the mask wins whatever the scores are")
 
 
@@ -402,6 +403,6 @@ def test_inputs_unchanged(kata, ref, rng):
             now = np.asarray(now)
             if not np.array_equal(before, now):
                 call = call_text("attention", q=q, k=k, v=v)[:-1] + f", {mask_text})"
-                change = f" (now {show(now[0])} in row 0, was {show(before[0])})" if now.shape == before.shape else ""
+                change = f" ({changed(before, now)})" if now.shape == before.shape else ""
                 raise Failure(f"{call} changed its argument {name}{change}: work on new arrays, never the caller's",
                               "mutates-input", exact=True)
