@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from checker import catalog
-from checker.runner import check
+from checker.runner import DEFAULT_SEED, check
 
 TESTS = Path(__file__).parent
 ZOO, CORRECT, HOSTILE = TESTS / "zoo", TESTS / "correct", TESTS / "hostile"
@@ -25,9 +25,9 @@ def files_in(folder):
 
 
 @lru_cache(maxsize=None)
-def checked(kata, path):
-    """The checker's result for one file, computed once per test session."""
-    return check(kata, path)
+def checked(kata, path, seed=DEFAULT_SEED):
+    """The checker's result for one file (and seed), computed once per test session."""
+    return check(kata, path, seed=seed)
 
 
 @pytest.fixture
