@@ -32,12 +32,13 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED):
     """Run `kata`'s hidden tests on the learner file at `path`."""
     started = time.monotonic()
     sandbox = Sandbox(path, limits or Limits())  # first, so the child loads NumPy while we do
+    file = display_path(path)
     try:
-        outcomes = _run_all(kata, sandbox, seed, display_path(path))
+        outcomes = _run_all(kata, sandbox, seed, file)
         output = sandbox.output()
     finally:
         sandbox.close()
-    return Result(kata.id, kata.slug, display_path(path), overall_status(outcomes), outcomes,
+    return Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes,
                   time.monotonic() - started, output)
 
 
