@@ -1,5 +1,11 @@
 """Which katas exist, found by convention: `solutions/NN_slug.py` + `katas/NN_slug.py`
-+ `checker/hidden/test_slug.py` + a `slug:` block in prompts.yaml. No registry to edit."""
++ the kata's folder `checker/hidden/<slug>/` + a `slug:` block in prompts.yaml. No registry to edit.
+
+Everything else about a kata lives in its folder, beside its hidden tests:
+`tests.py` (API and hidden tests), `variants.py` (what each catalogued bug computes), `quiz.py` (the
+functions that compute its quiz answers), `public.py` (the shape checks of a candidate's pack), and the
+files that prove the tests: `zoo/<bug-id>[--form].py`, `correct/*.py`, `uncatalogued/*.py`.
+"""
 
 import importlib
 import importlib.util
@@ -33,12 +39,32 @@ class Kata:
         return ROOT / "solutions" / self.filename
 
     @property
+    def package(self):
+        """The kata's own package: `checker.hidden.causal_mask`."""
+        return f"checker.hidden.{self.slug.replace('-', '_')}"
+
+    @property
+    def folder(self):
+        """The kata's folder: its hidden tests, variants, quiz answers, public checks and zoo."""
+        return ROOT / "checker" / "hidden" / self.slug.replace("-", "_")
+
+    @property
     def hidden_module_name(self):
-        return f"checker.hidden.test_{self.slug.replace('-', '_')}"
+        return f"{self.package}.tests"
 
     def hidden(self):
         """The hidden tests' module."""
         return importlib.import_module(self.hidden_module_name)
+
+    def part(self, name):
+        """One module of the kata's folder (`quiz`, `public`, `variants`), or None if it has none."""
+        if not (self.folder / f"{name}.py").is_file():
+            return None
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def files(self, kind):
+        """The kata's proving files of one kind (`zoo`, `correct`, `uncatalogued`), sorted."""
+        return sorted((self.folder / kind).glob("*.py"))
 
     def reference(self):
         """The reference solution, imported here in the parent: it is trusted code."""

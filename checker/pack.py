@@ -106,16 +106,34 @@ def _functions(stub):
 # --- the public checks -------------------------------------------------------------------------------
 
 def check_script(katas, stubs, seed):
-    """checker/pack_check.py with this pack's shapes and the stubs' examples in place of its `= {}`."""
+    """checker/pack_check.py with this pack's shapes, the stubs' examples and each kata's public `check`
+    (from its folder's public.py) in place of its `= {}` lines."""
     template = _TEMPLATE.read_text(encoding="utf-8")
     shapes = {kata.id: _entry(kata, seed) for kata in katas}
     examples = {kata.id: worked_examples(stubs[kata.id]) for kata in katas}
     for name, data in (("KATAS", shapes), ("EXAMPLES", examples)):
         lines = "".join(f"    {json.dumps(key)}: {json.dumps(value)},\n" for key, value in data.items())
-        filled = template.replace(f"\n{name} = {{}}\n", f"\n{name} = {{\n{lines}}}\n", 1)
-        assert filled != template, f"pack_check.py lost its `{name} = {{}}` line"
-        template = filled
-    return template
+        template = _fill(template, name, f"\n{name} = {{\n{lines}}}\n")
+    checks = "".join(_public_check(kata) + "\n\n\n" for kata in katas)
+    table = "".join(f"    {json.dumps(kata.slug)}: {_check_name(kata)},\n" for kata in katas)
+    return _fill(template, "SHAPE_CHECKS", f"\n{checks}SHAPE_CHECKS = {{\n{table}}}\n")
+
+
+def _fill(template, name, text):
+    filled = template.replace(f"\n{name} = {{}}\n", text, 1)
+    assert filled != template, f"pack_check.py lost its `{name} = {{}}` line"
+    return filled
+
+
+def _check_name(kata):
+    return f"check_{kata.slug.replace('-', '_')}"
+
+
+def _public_check(kata):
+    """The source of `check` in the kata's public.py, renamed for check.py."""
+    source = (kata.folder / "public.py").read_text(encoding="utf-8")
+    found = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "check")
+    return ast.get_source_segment(source, found).replace("def check(", f"def {_check_name(kata)}(", 1)
 
 
 def worked_examples(stub):
@@ -131,47 +149,12 @@ def worked_examples(stub):
 
 def _entry(kata, seed):
     draw = random.Random(f"kata-pack:{seed}:{kata.id}")  # one stream per kata: --katas never shifts another
-    return {"slug": kata.slug, "file": kata.filename, "cases": DRAWS[kata.slug](draw)}
+    return {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
 
 
-def _distinct(draw, count, low=2, high=9):
+def distinct(draw, count, low=2, high=9):
+    """`count` different whole numbers in [low, high]: dimensions no bug can confuse with each other."""
     return draw.sample(range(low, high + 1), count)
-
-
-def _draw_scores(draw):
-    cases = []
-    for lead in ([], [draw.randint(2, 4), draw.randint(2, 3)]):
-        n_q, n_k, d_k = _distinct(draw, 3)
-        cases.append({"lead": lead, "n_q": n_q, "n_k": n_k, "d_k": d_k})
-    return cases
-
-
-def _draw_softmax(draw):
-    rows, cols, depth = _distinct(draw, 3, 2, 7)
-    return [{"shape": [rows, cols], "axis": -1},
-            {"shape": [rows, cols, depth], "axis": draw.choice([0, 1, -2, -1])}]
-
-
-def _draw_causal_mask(draw):
-    cases = []
-    for extra_keys in (draw.randint(1, 4), 0):
-        n_q, d_k, d_v = _distinct(draw, 3, 2, 7)
-        cases.append({"b": draw.randint(1, 3), "n_q": n_q, "n_k": n_q + extra_keys, "d_k": d_k, "d_v": d_v})
-    return cases
-
-
-def _draw_multi_head(draw):
-    return [{"b": draw.randint(1, 3), "n": draw.randint(3, 7), "heads": draw.randint(2, 4),
-             "d_head": draw.randint(2, 5)}]
-
-
-def _draw_kv_cache(draw):
-    return [{"b": draw.randint(1, 3), "heads": draw.randint(2, 3), "d_head": draw.randint(2, 4),
-             "chunks": [draw.randint(2, 5), 1, draw.randint(2, 3), 1]}]
-
-
-DRAWS = {"scores": _draw_scores, "softmax": _draw_softmax, "causal-mask": _draw_causal_mask,
-         "multi-head": _draw_multi_head, "kv-cache": _draw_kv_cache}
 
 
 # --- the candidate's README ----------------------------------------------------------------------------

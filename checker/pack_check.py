@@ -95,71 +95,19 @@ def run_worked_examples(module, kata_id):
             raise Problem(f"a worked example of {name}'s docstring does not hold:\n" + "\n".join(lines))
 
 
-# --- shape checks, one function per kata -----------------------------------------------------------
+# --- what the kata's shape checks are written with ----------------------------------------------------
 
-def _array(*shape):
+def random_array(*shape):
     return RANDOM.normal(size=shape)
 
 
-def _expect_shape(call, got, shape):
+def expect_shape(call, got, shape):
     if np.shape(got) != tuple(shape):
         raise Problem(f"{call} returned shape {np.shape(got)}, expected {tuple(shape)}")
 
 
-def check_scores(module, dims):
-    lead, n_q, n_k, d_k = dims["lead"], dims["n_q"], dims["n_k"], dims["d_k"]
-    got = module.attention_scores(_array(*lead, n_q, d_k), _array(*lead, n_k, d_k))
-    _expect_shape(f"attention_scores(q {(*lead, n_q, d_k)}, k {(*lead, n_k, d_k)})", got, (*lead, n_q, n_k))
-
-
-def check_softmax(module, dims):
-    shape, axis = tuple(dims["shape"]), dims["axis"]
-    _expect_shape(f"softmax(x {shape}, axis={axis})", module.softmax(_array(*shape), axis=axis), shape)
-
-
-def check_causal_mask(module, dims):
-    b, n_q, n_k, d_k, d_v = dims["b"], dims["n_q"], dims["n_k"], dims["d_k"], dims["d_v"]
-    mask = module.causal_mask(n_q, n_k)
-    _expect_shape(f"causal_mask({n_q}, {n_k})", mask, (n_q, n_k))
-    if np.asarray(mask).dtype != bool:
-        raise Problem(f"causal_mask({n_q}, {n_k}) returned dtype {np.asarray(mask).dtype}, expected bool")
-    call = f"attention(q {(b, n_q, d_k)}, k {(b, n_k, d_k)}, v {(b, n_k, d_v)}, causal_mask({n_q}, {n_k}))"
-    result = module.attention(_array(b, n_q, d_k), _array(b, n_k, d_k), _array(b, n_k, d_v), mask)
-    if not isinstance(result, tuple) or len(result) != 2:
-        raise Problem(f"{call} returned {type(result).__name__}, expected a pair (out, weights)")
-    _expect_shape(call + "'s out", result[0], (b, n_q, d_v))
-    _expect_shape(call + "'s weights", result[1], (b, n_q, n_k))
-
-
-def check_multi_head(module, dims):
-    b, n, heads, d_head = dims["b"], dims["n"], dims["heads"], dims["d_head"]
-    width = heads * d_head
-    x, weights = _array(b, n, width), [_array(width, width) for _ in range(4)]
-    split = module.split_heads(x, heads)
-    _expect_shape(f"split_heads(x {(b, n, width)}, {heads})", split, (b, heads, n, d_head))
-    _expect_shape(f"merge_heads(x {(b, heads, n, d_head)})", module.merge_heads(split), (b, n, width))
-    for causal in (True, False):
-        got = module.multi_head_attention(x, *weights, n_heads=heads, causal=causal)
-        _expect_shape(f"multi_head_attention(x {(b, n, width)}, w_q, w_k, w_v, w_o, n_heads={heads}, "
-                      f"causal={causal})", got, (b, n, width))
-
-
-def check_kv_cache(module, dims):
-    b, heads, d_head, chunks = dims["b"], dims["heads"], dims["d_head"], dims["chunks"]
-    width = heads * d_head
-    x, weights = _array(b, sum(chunks), width), [_array(width, width) for _ in range(4)]
-    cache, start = module.KVCache(), 0
-    for t in chunks:
-        got = module.cached_attention(x[:, start:start + t], cache, *weights, n_heads=heads)
-        call = f"cached_attention(x[:, {start}:{start + t}] of {(b, sum(chunks), width)}, cache, ..., n_heads={heads})"
-        _expect_shape(call, got, (b, t, width))
-        start += t
-        if len(cache) != start:
-            raise Problem(f"after {call}, len(cache) is {len(cache)}, expected {start}")
-
-
-SHAPE_CHECKS = {"scores": check_scores, "softmax": check_softmax, "causal-mask": check_causal_mask,
-                "multi-head": check_multi_head, "kv-cache": check_kv_cache}
+# Written by `kata pack`: each kata's `check` from its public.py, and the table of them by slug.
+SHAPE_CHECKS = {}
 
 
 if __name__ == "__main__":

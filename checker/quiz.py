@@ -2,7 +2,7 @@
 
 Kinds of question:
 - templated: dimensions drawn from `draw`, the answer computed by `answer`, a function in
-  `checker.quiz_answers` called with the drawn values;
+  its kata's `quiz.py` (checker/hidden/<slug>/quiz.py) called with the drawn values;
 - predict: "what does this small call return?", answered by calling the reference solution;
 - choice: conceptual; the choices are shuffled, and the explanation is shown after answering;
 - worked: the seeds' hand examples, the answer computed from the reference solutions.
@@ -34,7 +34,7 @@ class Question:
     prompt: str
     explanation: str
     draw: dict = field(default_factory=dict)  # name -> the values it is drawn from
-    answer: str | None = None  # a function of checker.quiz_answers
+    answer: str | None = None  # a function of the kata's quiz.py
     call: dict | None = None  # predict: {"function": name, "args": [names of drawn values]}
     choices: tuple = ()  # choice: ({"text": ..., "correct": bool}, ...)
     tolerance: float | None = None  # numbers: the largest accepted error
@@ -63,8 +63,9 @@ class Asked:
 
 def parse_questions(slug, entries, where):
     """The `questions` of one kata block, validated; `where` names the block in error messages."""
-    from checker import quiz_answers
+    from checker import catalog
 
+    answers = catalog.find(slug).part("quiz")
     if not isinstance(entries, list):
         raise QuizError(f"{where}: expected a list of questions")
     questions = []
@@ -82,8 +83,8 @@ def parse_questions(slug, entries, where):
             raise QuizError(f"{here}: missing {', '.join(sorted(missing))}")
         if unknown:
             raise QuizError(f"{here}: unknown keys {sorted(unknown)} for a {kind} question")
-        if "answer" in entry and not callable(getattr(quiz_answers, str(entry["answer"]), None)):
-            raise QuizError(f"{here}: answer {entry['answer']!r} is not a function of checker/quiz_answers.py")
+        if "answer" in entry and not callable(getattr(answers, str(entry["answer"]), None)):
+            raise QuizError(f"{here}: answer {entry['answer']!r} is not a function of the kata's quiz.py")
         if kind == "choice":
             choices = entry["choices"]
             if (not isinstance(choices, list) or len(choices) < 2
@@ -104,7 +105,7 @@ def parse_questions(slug, entries, where):
 
 def ask(question, rng):
     """Draw a question's values, compute its answer, shuffle its choices."""
-    from checker import catalog, quiz_answers
+    from checker import catalog
 
     values = {name: rng.choice(options) for name, options in question.draw.items()}
     if question.kind == "choice":
@@ -118,7 +119,7 @@ def ask(question, rng):
         function = getattr(module, question.call["function"])
         expected = _plain(function(*(values[name] for name in question.call.get("args", []))))
     else:
-        expected = _plain(getattr(quiz_answers, question.answer)(**values))
+        expected = _plain(getattr(catalog.find(question.kata).part("quiz"), question.answer)(**values))
     if question.decimals is not None:
         expected = _round(expected, question.decimals)
     filled = {**values, "answer": _text(expected)}

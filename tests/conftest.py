@@ -9,8 +9,21 @@ from checker import catalog
 from checker.runner import DEFAULT_SEED, check
 
 TESTS = Path(__file__).parent
-ZOO, CORRECT, HOSTILE = TESTS / "zoo", TESTS / "correct", TESTS / "hostile"
-UNCATALOGUED = TESTS / "uncatalogued"  # bugs outside the catalogue: must fail, and be named as nothing
+HOSTILE = TESTS / "hostile"
+
+
+class KataFiles:
+    """One kind of proving file, kept in each kata's folder: `ZOO / "softmax" / "global-max.py"`."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __truediv__(self, kata_key):
+        return catalog.find(kata_key).folder / self.kind
+
+
+ZOO, CORRECT = KataFiles("zoo"), KataFiles("correct")
+UNCATALOGUED = KataFiles("uncatalogued")  # bugs outside the catalogue: must fail, and be named as nothing
 
 
 def bug_of(path):
@@ -18,10 +31,10 @@ def bug_of(path):
     return path.stem.split("--")[0]
 
 
-def files_in(folder):
-    """(kata, path) for every file under folder/<slug>/, as pytest params."""
+def files_in(kind):
+    """(kata, path) for every file of one kind (ZOO, CORRECT, UNCATALOGUED) in every kata, as pytest params."""
     return [pytest.param(kata, path, id=f"{kata.slug}/{path.stem}")
-            for kata in catalog.all_katas() for path in sorted((folder / kata.slug).glob("*.py"))]
+            for kata in catalog.all_katas() for path in kata.files(kind.kind)]
 
 
 @lru_cache(maxsize=None)

@@ -1,8 +1,5 @@
 """prompts.yaml is data: it validates, it covers every kata, and bad files fail with a clear message."""
 
-import importlib
-import importlib.util
-
 import pytest
 import yaml
 
@@ -20,9 +17,7 @@ def test_the_shipped_file_validates_and_covers_every_kata():
 @pytest.mark.parametrize("kata", catalog.all_katas(), ids=str)
 def test_every_bug_the_hidden_tests_name_has_a_fix(kata):
     hidden = kata.hidden()
-    companion = kata.hidden_module_name.replace(".test_", ".") + "_variants"  # variants kept apart, if any
-    namespaces = [vars(hidden)] + ([vars(importlib.import_module(companion))]
-                                   if importlib.util.find_spec(companion) else [])
+    namespaces = [vars(module) for module in (hidden, kata.part("variants")) if module is not None]
     named = {f.variant_of for namespace in namespaces for f in variants_in(namespace)}
     named |= {getattr(f, "bug") for f in vars(hidden).values() if callable(f) and getattr(f, "bug", None)}
     assert named <= set(prompts.for_kata(kata).fixes)  # the zoo proves every catalogued id is named
@@ -67,7 +62,7 @@ QUESTION = {"id": "q1", "kind": "templated", "prompt": "d_k = {d_k}?", "draw": {
 @pytest.mark.parametrize("question, words", [
     ({**QUESTION, "kind": "essay"}, "kind must be one of"),
     ({key: value for key, value in QUESTION.items() if key != "answer"}, "katas.scores.questions.q1: missing answer"),
-    ({**QUESTION, "answer": "no_such_function"}, "is not a function of checker/quiz_answers.py"),
+    ({**QUESTION, "answer": "no_such_function"}, "is not a function of the kata's quiz.py"),
     ({**QUESTION, "hint": "x"}, "unknown keys ['hint']"),
     ({**QUESTION, "draw": {"d_k": []}}, "draw must map each name"),
     ({"id": "c", "kind": "choice", "prompt": "p", "explanation": "e", "choices": [{"text": "a"}, {"text": "b"}]},

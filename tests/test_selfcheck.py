@@ -85,18 +85,18 @@ def test_correct_code_passes_under_other_seeds(kata, path, seed):
 @pytest.mark.parametrize("kata", KATAS, ids=str)
 def test_every_catalogued_bug_has_a_zoo_file(kata):
     catalogued = set(prompts.for_kata(kata).fixes)
-    assert {bug_of(path) for path in (ZOO / kata.slug).glob("*.py")} == catalogued
+    assert {bug_of(path) for path in kata.files("zoo")} == catalogued
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=str)
 def test_at_least_three_correct_variants(kata):
-    assert len(list((CORRECT / kata.slug).glob("*.py"))) >= 3
+    assert len(kata.files("correct")) >= 3
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=str)
 def test_every_hidden_test_catches_a_zoo_file(kata):
     """A test that no buggy file fails could not fail; a marked test must name its own bug somewhere."""
-    buggy = sorted((ZOO / kata.slug).glob("*.py")) + sorted((UNCATALOGUED / kata.slug).glob("*.py"))
+    buggy = kata.files("zoo") + kata.files("uncatalogued")
     results = [checked(kata, path) for path in buggy]
     for test in hidden_tests(kata.hidden()):
         name = test.__name__.removeprefix("test_")
@@ -111,5 +111,5 @@ def test_every_hidden_test_catches_a_zoo_file(kata):
 @pytest.mark.parametrize("kata", KATAS, ids=str)
 def test_named_bugs_are_catalogued(kata):
     catalogued = set(prompts.for_kata(kata).fixes)
-    results = [checked(kata, path) for path in sorted((ZOO / kata.slug).glob("*.py"))]
+    results = [checked(kata, path) for path in kata.files("zoo")]
     assert {bug for result in results for bug in result.bugs} <= catalogued

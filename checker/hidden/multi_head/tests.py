@@ -8,7 +8,7 @@ merge are checked on their own and again through multi_head_attention, which may
 
 import numpy as np
 
-from checker.hidden.multi_head_variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
+from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
     expect_shape, one_array, show, tolerance

@@ -13,8 +13,8 @@ from functools import lru_cache
 import numpy as np
 
 from checker import catalog
-from checker.hidden.kv_cache_variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, uniform_plan
-from checker.hidden.multi_head_variants import split_heads
+from checker.hidden.kv_cache.variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, uniform_plan
+from checker.hidden.multi_head.variants import split_heads
 from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, as_array, bug, close, expect_precision, first_difference, one_array, \

@@ -10,7 +10,7 @@ and in the one test that chains the two.
 
 import numpy as np
 
-from checker.hidden.causal_mask_variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, changed, close, expect_precision, \
     first_difference, show, tolerance
 

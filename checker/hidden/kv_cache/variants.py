@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker.hidden.multi_head_variants import merge_heads, softmax, split_heads
+from checker.hidden.multi_head.variants import merge_heads, softmax, split_heads
 from checker.testkit import variant
 
 

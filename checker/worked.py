@@ -1,0 +1,23 @@
+"""The seeds' hand-worked examples, shared by the quiz answers of several katas.
+
+Their numbers are never typed into an answer: each quiz function runs a reference solution on them.
+"""
+
+from checker import catalog
+
+ABC = [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]  # tokens A, B, C
+ORDER_X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]  # "order", "4471", "shipped"
+ORDER_WQ = [[1, 0], [0, 1], [1, 1], [0, 0]]
+ORDER_WK = [[1, 0], [0, 0], [1, 1], [0, 1]]
+ORDER_WV = [[1, 0], [0, 1], [2, 0], [0, 3]]
+
+
+def reference(kata_key):
+    """A kata's reference solution (trusted code, loaded here)."""
+    return catalog.find(kata_key).reference()
+
+
+def matmul(a, b):
+    import numpy as np
+
+    return np.asarray(a, float) @ np.asarray(b, float)
