@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the project: katas/, solutions/, prompts.yaml
+HIDDEN = ROOT / "checker" / "hidden"  # one folder per kata
 _NAME = re.compile(r"^(\d\d)_([a-z0-9_]+)\.py$")
 
 
@@ -25,10 +26,11 @@ class UnknownKata(LookupError):
 class Kata:
     id: str  # "03"
     slug: str  # "causal-mask"
+    name: str = ""  # the file's name after the id when it says more than the slug: "flash_attention"
 
     @property
     def filename(self):
-        return f"{self.id}_{self.slug.replace('-', '_')}.py"
+        return f"{self.id}_{self.name or self.slug.replace('-', '_')}.py"
 
     @property
     def stub_path(self):
@@ -46,7 +48,7 @@ class Kata:
     @property
     def folder(self):
         """The kata's folder: its hidden tests, variants, quiz answers, public checks and zoo."""
-        return ROOT / "checker" / "hidden" / self.slug.replace("-", "_")
+        return HIDDEN / self.slug.replace("-", "_")
 
     @property
     def hidden_module_name(self):
@@ -82,9 +84,20 @@ def load_module(path, name):
 
 
 def all_katas():
-    """Every kata with a reference solution, in id order."""
-    found = (_NAME.match(path.name) for path in sorted((ROOT / "solutions").glob("*.py")))
-    return [Kata(m.group(1), m.group(2).replace("_", "-")) for m in found if m]
+    """Every kata with a reference solution, in id order.
+
+    The slug is the name of the kata's folder in checker/hidden/, which the file's name starts with:
+    `08_flash_attention.py` with a folder `flash/` is kata 08, slug `flash`.
+    """
+    folders = {path.name for path in HIDDEN.iterdir() if (path / "tests.py").is_file()}
+    katas = []
+    for path in sorted((ROOT / "solutions").glob("*.py")):
+        found = _NAME.match(path.name)
+        if found:
+            number, name = found.groups()
+            folder = max((f for f in folders if name == f or name.startswith(f + "_")), key=len, default=name)
+            katas.append(Kata(number, folder.replace("_", "-"), "" if folder == name else name))
+    return katas
 
 
 def find(key):

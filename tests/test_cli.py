@@ -211,3 +211,19 @@ def test_bench_text_shows_the_numbers_it_is_given():
     assert "2500.0x" in text and "20.0x" in text
     assert "(16x the context) your decode step took 2.0x as long, recomputing 250.0x." in text
     assert "differ from the reference" not in text
+
+
+def test_a_kata_file_may_say_more_than_its_slug(tmp_path, monkeypatch):
+    """`08_flash_attention.py` beside a folder `flash/` is kata 08, slug flash; the file keeps its name."""
+    (tmp_path / "solutions").mkdir()
+    for name in ("08_flash_attention.py", "09_sampling.py"):
+        (tmp_path / "solutions" / name).write_text("")
+    for folder in ("flash", "sampling"):
+        (tmp_path / "checker" / "hidden" / folder).mkdir(parents=True)
+        (tmp_path / "checker" / "hidden" / folder / "tests.py").write_text("")
+    monkeypatch.setattr(catalog, "ROOT", tmp_path)
+    monkeypatch.setattr(catalog, "HIDDEN", tmp_path / "checker" / "hidden")
+    flash, sampling = catalog.all_katas()
+    assert (flash.slug, flash.filename, flash.folder.name) == ("flash", "08_flash_attention.py", "flash")
+    assert (sampling.slug, sampling.filename) == ("sampling", "09_sampling.py")
+    assert catalog.find("flash") == catalog.find("8") == flash
