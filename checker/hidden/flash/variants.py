@@ -1,0 +1,187 @@
+"""What code carrying each catalogued bug of kata 08 outputs, to recognise the bug by its output.
+
+Every variant takes (q, k, v, block_size, causal, mask) in float64, as flash_attention does, and runs the
+online softmax block by block with one step done the buggy way (`_online`'s switches).
+"""
+
+import numpy as np
+
+from checker.testkit import variant, variants_in
+
+
+def allowed_table(q, k, causal, mask, top_left=False):
+    """Which key each query may see, (..., n_q, n_k): the mask and, when causal, the bottom-right triangle
+    (top-left when `top_left`). Small tests only: this is the table flash_attention never builds."""
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    allowed = np.ones((n_q, n_k), bool)
+    if causal:
+        allowed = np.arange(n_k) <= np.arange(n_q)[:, None] + (0 if top_left else n_k - n_q)  # (n_q, n_k)
+    if mask is not None:
+        allowed = allowed & np.asarray(mask, bool)
+    return np.broadcast_to(allowed, (*lead, n_q, n_k))
+
+
+def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True, inverted=False,
+            carry_max=True, first_block_starts=False, guard=True, fill=-np.inf, start=-np.inf,
+            mask_after=False, scaled=True, keep_last=True, divide=True, zero_empty=True):
+    """The online softmax over blocks of keys, each switch turning one step into a catalogued mistake."""
+    n_q, d = q.shape[-2:]
+    n_k = k.shape[-2] if keep_last else k.shape[-2] // block_size * block_size  # dropped: the shorter block
+    lead = allowed.shape[:-2]
+    m = np.full((*lead, n_q, 1), start)
+    l, o = np.zeros((*lead, n_q, 1)), np.zeros((*lead, n_q, v.shape[-1]))
+    for first in range(0, n_k, block_size):
+        stop = min(first + block_size, n_k)
+        scores = q @ np.swapaxes(k[..., first:stop, :], -1, -2) / (np.sqrt(d) if scaled else 1)  # (..., n_q, B)
+        visible = allowed[..., first:stop]
+        if not mask_after:
+            scores = np.where(visible, scores, fill)
+        m_new = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
+        m_new = np.maximum(m, m_new) if carry_max else m_new
+        shift = np.where(np.isneginf(m_new), 0, m_new) if guard else m_new
+        p = np.exp(scores - shift)  # (..., n_q, B)
+        rescale = np.exp(shift - m) if inverted else np.exp(m - shift)
+        if first == 0 and first_block_starts:
+            rescale = np.ones_like(rescale)  # the state is made from the first block, not rescaled into
+        l = l * (rescale if rescale_sum else 1) + p.sum(axis=-1, keepdims=True)
+        p = np.where(visible, p, 0) if mask_after else p
+        o = o * (rescale if rescale_out else 1) + p @ v[..., first:stop, :]
+        m = m_new
+    if not divide:
+        return o
+    if zero_empty:
+        return np.divide(o, l, out=np.zeros_like(o), where=l > 0)
+    return o / l
+
+
+def _run(q, k, v, block_size, causal, mask, top_left=False, **switches):
+    return _online(q, k, v, block_size, allowed_table(q, k, causal, mask, top_left), **switches)
+
+
+@variant("online-no-rescale")
+def _no_rescale(q, k, v, block_size, causal, mask):
+    """the running sum and output were not rescaled when the max grew: earlier blocks keep weights measured
+    against the old, smaller max; multiply l and o by exp(m_old - m_new) before adding a block"""
+    return _run(q, k, v, block_size, causal, mask, rescale_sum=False, rescale_out=False)
+
+
+@variant("online-partial-rescale")
+def _rescale_sum_only(q, k, v, block_size, causal, mask):
+    """only the running sum was rescaled when the max grew, not the running output: both l and o are
+    measured against the running max, so both take the factor exp(m_old - m_new)"""
+    return _run(q, k, v, block_size, causal, mask, rescale_out=False)
+
+
+@variant("online-partial-rescale")
+def _rescale_output_only(q, k, v, block_size, causal, mask):
+    """only the running output was rescaled when the max grew, not the running sum: both l and o are
+    measured against the running max, so both take the factor exp(m_old - m_new)"""
+    return _run(q, k, v, block_size, causal, mask, rescale_sum=False)
+
+
+@variant("online-rescale-inverted")
+def _inverted(q, k, v, block_size, causal, mask):
+    """the rescale factor is inverted, exp(m_new - m_old) (starting from m = -inf that is exp(+inf) = inf,
+    and inf * 0 = NaN): the old terms must SHRINK when the max grows, exp(m_old - m_new) <= 1"""
+    return _run(q, k, v, block_size, causal, mask, inverted=True)
+
+
+@variant("online-rescale-inverted")
+def _inverted_after_first(q, k, v, block_size, causal, mask):
+    """the rescale factor is inverted, exp(m_new - m_old): the old terms must SHRINK when the max grows,
+    exp(m_old - m_new) <= 1"""
+    return _run(q, k, v, block_size, causal, mask, inverted=True, first_block_starts=True)
+
+
+@variant("online-max-reset")
+def _block_max_rescaled(q, k, v, block_size, causal, mask):
+    """each block was shifted by its own max, not the running max (exp(m_old - m_block) overflows when a
+    block's max is far below an earlier one's): keep m = max(m_old, block max) across blocks"""
+    return _run(q, k, v, block_size, causal, mask, carry_max=False)
+
+
+@variant("online-max-reset")
+def _block_max_alone(q, k, v, block_size, causal, mask):
+    """each block was normalised on its own max and the blocks simply added: a block whose max is below an
+    earlier one's counts as if it held the largest score; carry the running max across blocks"""
+    return _run(q, k, v, block_size, causal, mask, carry_max=False, rescale_sum=False, rescale_out=False)
+
+
+@variant("online-no-final-divide")
+def _no_divide(q, k, v, block_size, causal, mask):
+    """the output was never divided by the running sum: return o / l"""
+    return _run(q, k, v, block_size, causal, mask, divide=False)
+
+
+@variant("drops-last-block")
+def _drops_last(q, k, v, block_size, causal, mask):
+    """the last, shorter block was skipped (n_k // block_size blocks): loop with
+    range(0, n_k, block_size) and let the last block be shorter"""
+    return _run(q, k, v, block_size, causal, mask, keep_last=False)
+
+
+@variant("drops-last-block")
+def _drops_last_nan(q, k, v, block_size, causal, mask):
+    """the last, shorter block was skipped (n_k // block_size blocks; none at all when block_size > n_k):
+    loop with range(0, n_k, block_size) and let the last block be shorter"""
+    return _run(q, k, v, block_size, causal, mask, keep_last=False, zero_empty=False)
+
+
+@variant("masked-block-nan")
+def _masked_block_nan(q, k, v, block_size, causal, mask):
+    """a block whose keys are all masked for a query, before any visible key, gave m = -inf and
+    exp(-inf - (-inf)) = NaN: shift by 0 while the running max is still -inf"""
+    return _run(q, k, v, block_size, causal, mask, guard=False)
+
+
+@variant("full-row-nan")
+def _full_row_nan(q, k, v, block_size, causal, mask):
+    """a query with no visible key got 0 / 0 = NaN: give it a zero output where the running sum is 0"""
+    return _run(q, k, v, block_size, causal, mask, zero_empty=False)
+
+
+@variant("full-row-uniform")
+def _finite_fill(q, k, v, block_size, causal, mask):
+    """masked keys got a finite fill and no zero weight, so a query with no visible key averaged every value:
+    give masked keys weight exactly 0 (fill -inf with a guard) and such a query a zero output"""
+    return _run(q, k, v, block_size, causal, mask, fill=-1e9)
+
+
+@variant("mask-top-left")
+def _top_left(q, k, v, block_size, causal, mask):
+    """the causal mask is aligned top-left (query i saw keys 0..i): the queries are the LAST n_q of the n_k
+    positions, so query i sees keys j <= n_k - n_q + i"""
+    if q.shape[-2] == k.shape[-2]:
+        raise ValueError("a square mask cannot show its alignment")
+    return _run(q, k, v, block_size, causal, mask, top_left=True)
+
+
+@variant("mask-after-softmax")
+def _mask_after(q, k, v, block_size, causal, mask):
+    """masked keys were zeroed after the exponentials, but still counted in the running max and sum, so the
+    weights no longer sum to 1: set masked scores to -inf before the max and the exponentials"""
+    return _run(q, k, v, block_size, causal, mask, mask_after=True)
+
+
+@variant("max-floor-zero")
+def _max_from_zero(q, k, v, block_size, causal, mask):
+    """the running max started at 0, not -inf: when every score of a query is far below 0, exp(score - 0)
+    underflows to 0 and the output is 0 / 0; start m at -inf"""
+    return _run(q, k, v, block_size, causal, mask, start=0.0, zero_empty=False)
+
+
+@variant("max-floor-zero")
+def _max_from_zero_guarded(q, k, v, block_size, causal, mask):
+    """the running max started at 0, not -inf: when every score of a query is far below 0, exp(score - 0)
+    underflows to 0 and the query looks as if it saw no key; start m at -inf"""
+    return _run(q, k, v, block_size, causal, mask, start=0.0)
+
+
+@variant("missing-scale")
+def _unscaled(q, k, v, block_size, causal, mask):
+    """the scores were not divided by sqrt(d): scores are q . k / sqrt(d)"""
+    return _run(q, k, v, block_size, causal, mask, scaled=False)
+
+
+VARIANTS = variants_in(globals())
