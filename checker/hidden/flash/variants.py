@@ -131,7 +131,8 @@ def _drops_last_nan(q, k, v, block_size, causal, mask):
 @variant("masked-block-nan")
 def _masked_block_nan(q, k, v, block_size, causal, mask):
     """a block whose keys are all masked for a query, before any visible key, gave m = -inf and
-    exp(-inf - (-inf)) = NaN: shift by 0 while the running max is still -inf"""
+    exp(-inf - (-inf)) = NaN (a guarded final divide turns it into 0): shift by 0 while the running max is
+    still -inf"""
     return _run(q, k, v, block_size, causal, mask, guard=False)
 
 
