@@ -24,7 +24,7 @@ def allowed_table(q, k, causal, mask, top_left=False):
 
 def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True, inverted=False,
             carry_max=True, first_block_starts=False, guard=True, fill=-np.inf, start=-np.inf,
-            mask_after=False, scaled=True, keep_last=True, divide=True, zero_empty=True):
+            mask_after=False, zero_masked=False, scaled=True, keep_last=True, divide=True, zero_empty=True):
     """The online softmax over blocks of keys, each switch turning one step into a catalogued mistake."""
     n_q, d = q.shape[-2:]
     n_k = k.shape[-2] if keep_last else k.shape[-2] // block_size * block_size  # dropped: the shorter block
@@ -45,7 +45,7 @@ def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True,
         if first == 0 and first_block_starts:
             rescale = np.ones_like(rescale)  # the state is made from the first block, not rescaled into
         l = l * (rescale if rescale_sum else 1) + p.sum(axis=-1, keepdims=True)
-        p = np.where(visible, p, 0) if mask_after else p
+        p = np.where(visible, p, 0) if mask_after or zero_masked else p
         o = o * (rescale if rescale_out else 1) + p @ v[..., first:stop, :]
         m = m_new
     if not divide:
@@ -147,6 +147,20 @@ def _finite_fill(q, k, v, block_size, causal, mask):
     """masked keys got a finite fill and no zero weight, so a query with no visible key averaged every value:
     give masked keys weight exactly 0 (fill -inf with a guard) and such a query a zero output"""
     return _run(q, k, v, block_size, causal, mask, fill=-1e9)
+
+
+@variant("fill-too-shallow")
+def _shallow_fill(q, k, v, block_size, causal, mask):
+    """masked scores got a finite fill (-1e4) that real scores went below, so the fill set the running max
+    and the real keys' exponentials underflowed to 0: fill with -inf (and shift by 0 while the max is -inf)"""
+    return _run(q, k, v, block_size, causal, mask, fill=-1e4, zero_masked=True)
+
+
+@variant("fill-too-shallow")
+def _shallow_fill_start(q, k, v, block_size, causal, mask):
+    """the running max started at a finite fill (-1e4) that real scores went below, so their exponentials
+    underflowed to 0: start m at -inf and fill masked scores with -inf"""
+    return _run(q, k, v, block_size, causal, mask, fill=-1e4, start=-1e4, zero_masked=True)
 
 
 @variant("mask-top-left")
