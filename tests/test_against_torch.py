@@ -118,3 +118,37 @@ def test_kv_cache_decode_matches_torch(rng, chunks):
         expected, _ = layer(tensor(x), tensor(x), tensor(x), attn_mask=blocked, need_weights=False)
     np.testing.assert_allclose(np.concatenate(outputs, axis=1), expected.numpy(), rtol=1e-10, atol=1e-12)
     assert len(cache) == n
+
+
+FLASH_CASES = [  # (n_q, n_k, block_size, causal, padding): block sizes that divide n_k, do not, 1 and beyond n_k
+    (5, 12, 4, False, False), (5, 11, 4, True, False), (3, 10, 1, True, True), (7, 4, 3, True, False),
+    (4, 9, 16, False, True), (6, 6, 5, True, True),
+]
+
+
+@pytest.mark.parametrize("n_q, n_k, block_size, causal, padding", FLASH_CASES)
+def test_flash_attention_matches_torch_sdpa(rng, n_q, n_k, block_size, causal, padding):
+    """Boolean masks and lower-right causal, as kata 08's contract: against PyTorch's scaled_dot_product_attention,
+    with scores large enough (about +-20) that a missing rescale would show."""
+    from torch.nn.attention.bias import causal_lower_right
+
+    q, k, v = rng.normal(size=(2, 3, n_q, 8)) * 3, rng.normal(size=(2, 3, n_k, 8)) * 3, rng.normal(size=(2, 3, n_k, 5))
+    allowed = np.ones((2, 1, 1, n_k), bool)
+    if padding:
+        allowed[1, ..., :min(n_k - 1, block_size + 1)] = False  # left padding over the whole first block
+    got = reference("flash").flash_attention(q, k, v, block_size=block_size, causal=causal, mask=allowed)
+    full = np.broadcast_to(allowed, (2, 3, n_q, n_k))
+    if causal:
+        full = full & causal_lower_right(n_q, n_k)._materialize().numpy()
+    expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=tensor(full)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)  # a query with no visible key: 0 in both
+
+
+def test_flash_attention_float32_matches_torch_sdpa(rng):
+    q, k, v = (rng.normal(size=(2, 2, n, 8)).astype(np.float32) * 3 for n in (4, 13, 13))
+    got = reference("flash").flash_attention(q, k, v, block_size=5, causal=True)
+    from torch.nn.attention.bias import causal_lower_right
+
+    expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=causal_lower_right(4, 13))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-5)
