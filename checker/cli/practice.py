@@ -1,4 +1,4 @@
-"""Commands for practising: quiz, watch, mock, and kata bench 05."""
+"""Commands for practising: quiz, watch, mock, and kata bench."""
 
 import json
 import sys
@@ -233,33 +233,56 @@ def _ticker(session):
 @click.argument("kata_key", metavar="ID")
 @click.option("--file", "file", type=click.Path(path_type=Path),
               help="Time this .py file instead of katas/NN_slug.py.")
-@click.option("--sizes", default="128,256,512,1024,2048", show_default=True,
-              help="Cache lengths n to time, comma-separated.")
+@click.option("--sizes", help="Sizes to time, comma-separated: cache lengths n for kata 05 (default "
+              "128,256,512,1024,2048), key counts n_k for kata 08 (default 1024,2048,4096,8192,16384).")
 def bench(kata_key, file, sizes):
-    """Time a decode step with your KV cache against recomputing attention from scratch (kata 05).
+    """Time a decode step with your KV cache against recomputing attention from scratch (kata 05); measure
+    your flash attention's memory and time against plain attention (kata 08).
 
-    A benchmark to learn from, not a check: it shows the time to make one new token at each cache
-    length n, yours beside the reference's and beside kata 04's attention over the whole prefix.
+    A benchmark to learn from, not a check: for kata 05 it shows the time to make one new token at each
+    cache length n, yours beside the reference's and beside kata 04's attention over the whole prefix.
 
     Example:
 
     \b
         kata bench 05
         kata bench kv-cache --file my-try.py --sizes 256,1024
+        kata bench 08 --sizes 1024,16384
     """
     from checker import reports
 
     kata = find_kata(kata_key)
+    own = kata.part("bench")  # a kata may bring its own bench, in its folder (kata 08)
+    if own is not None:
+        return _own_bench(own, kata, file, sizes)
     from checker import bench as benchmark
 
     if kata.slug != benchmark.BENCHED:
-        raise UsageProblem(f"kata bench times kata 05 ({benchmark.BENCHED}) only, not {kata}")
+        others = ", ".join(str(k) for k in catalog.all_katas() if k.part("bench") is not None)
+        raise UsageProblem(f"kata bench times kata 05 ({benchmark.BENCHED}) only" + (f", and {others}" if others else "")
+                           + f", not {kata}")
+    sizes = sizes or "128,256,512,1024,2048"
     path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
     try:
         result = benchmark.run(kata, path, _sizes(sizes))
     except benchmark.BenchError as error:
         raise click.ClickException(str(error)) from None
     echo(reports.bench_text(result))
+
+
+def _own_bench(own, kata, file, sizes):
+    """A kata's own bench (checker/hidden/<slug>/bench.py): parse_sizes, run, report."""
+    from checker.runner import display_path
+
+    try:
+        chosen = own.parse_sizes(sizes)
+    except ValueError as error:
+        raise UsageProblem(str(error)) from None
+    path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
+    try:
+        echo(own.report(own.run(kata, path, chosen), display_path(path)))
+    except own.BenchError as error:
+        raise click.ClickException(str(error)) from None
 
 
 MAX_BENCH_SIZE = 4096
