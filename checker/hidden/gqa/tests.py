@@ -80,7 +80,8 @@ def _heads_list(heads):
     return "[" + ", ".join("?" if j is None else str(j) for j in heads) + "]"
 
 
-def _mapping_failure(used, h_q, h_kv, call, subject="query head", source="kv head", rule=None, tiled=TILED,
+def _mapping_failure(used, h_q, h_kv, call, subject="query head", source="kv head", rule=None, setting=None, verbs=("used", "used", "should use"),
+                     tiled=TILED,
                      right_rule="query head i reads kv head i // (h_q / h_kv), the group of h_q / h_kv consecutive "
                                 "query heads it belongs to"):
     """A Failure naming the first head that read the wrong source head, or None if every one read its own.
@@ -92,9 +93,12 @@ def _mapping_failure(used, h_q, h_kv, call, subject="query head", source="kv hea
         return None
     i = next(i for i, (got, want) in enumerate(zip(used, right)) if got != want)
     rule = rule or f"i // {h_q // h_kv}"
+    setting = setting or f"h_q={h_q}, h_kv={h_kv}"
     read = f"no single {source} (a mix, or nothing)" if used[i] is None else f"{source} {used[i]}"
-    detail = (f"{call}: {subject} {i} used {read}; with h_q={h_q}, h_kv={h_kv} it should use {source} {right[i]} "
-              f"({rule}); {subject}s 0-{h_q - 1} used {_heads_list(used)}, expected {_heads_list(right)}")
+    did, all_did, should = verbs
+    detail = (f"{call}: {subject} {i} {did} {read}; with {setting} it {should} {source} {right[i]} "
+              f"({rule}); {subject}s 0-{h_q - 1} {all_did} {source}s {_heads_list(used)}, expected "
+              f"{_heads_list(right)}")
     if used == [tiled_head_of(i, h_q, h_kv) for i in range(h_q)]:
         return Failure(f"{detail}: {tiled}", "kv-heads-tiled", exact=True)
     return Failure(f"{detail}: {right_rule}")
@@ -126,7 +130,7 @@ def _check_repeat(kata, ref, x, n_rep):
     b, h_kv, n, d = x.shape
     expect_shape(got, (b, h_kv * n_rep, n, d), call, why="(b, h_kv * n_rep, n, d): n_rep copies of every kv head")
     failure = _mapping_failure(_input_heads(got, x), h_kv * n_rep, h_kv, call, "output head", "input head",
-                               f"j // n_rep = j // {n_rep}", " ".join(REPEAT_VARIANTS[0].__doc__.split()),
+                               f"j // n_rep = j // {n_rep}", f"h_kv={h_kv}, n_rep={n_rep}", ("is", "are", "should be"), " ".join(REPEAT_VARIANTS[0].__doc__.split()),
                                "output head j is input head j // n_rep: each head's copies side by side")
     if failure:
         raise failure
@@ -299,8 +303,8 @@ def test_float32(kata, ref, rng):
 def test_inputs_unchanged(kata, rng):
     calls = []
     for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
-        for causal in (True, False):
-            q, k, v = _inputs(rng, 2, 4, 2, 3, 5, 6, 4, dtype=dtype)
+        for h_kv, causal in ((2, True), (4, False)):  # h_kv = h_q: a repeat_kv(k, 1) that returns k is the caller's k
+            q, k, v = _inputs(rng, 2, 4, h_kv, 3, 5, 6, 4, dtype=dtype)
             calls.append((kata.grouped_query_attention, ("q", "k", "v", "causal"), (q, k, v, causal)))
         calls.append((kata.repeat_kv, ("x", "n_rep"), (rng.normal(size=(2, 3, 4, 5)).astype(dtype), 2)))
     for function, names, args in calls:

@@ -29,8 +29,8 @@ def _gather(x, head_of, h_q):
 
 
 TILED = ("query head i read kv head i % h_kv, as np.tile (or a modulo index, or a reshape to (group, h_kv)) "
-         "lays the kv heads out; it must read kv head i // (h_q / h_kv), its group's: repeat each kv head in "
-         "place, np.repeat(k, group, axis=1)")
+         "lays the kv heads out; it must read kv head i // (h_q / h_kv), its group's: repeat each kv head "
+         "next to itself, np.repeat(k, group, axis=1)")
 
 
 @variant("kv-heads-tiled")
@@ -109,6 +109,8 @@ def _always_masks(q, k, v, causal=True):
 @variant("causal-ignored")
 def _always_masks_top_left(q, k, v, causal=True):
     """a causal mask was applied although causal=False: every query must see every key"""
+    if causal:
+        raise ValueError("with causal=True this is mask-top-left's output")
     return _attention(q, k, v, True, mask=top_left)
 
 
