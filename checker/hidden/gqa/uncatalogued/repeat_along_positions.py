@@ -1,0 +1,28 @@
+"""Outside the catalogue: repeat_kv repeats along the positions axis; the attention gathers its own heads."""
+
+import numpy as np
+
+
+def repeat_kv(x, n_rep):
+    x = np.asarray(x)
+    return np.repeat(x, n_rep, axis=2)
+
+
+def _softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def grouped_query_attention(q, k, v, causal=True):
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    b, h_q, n_q, d = q.shape
+    h_kv, n_k = k.shape[1], k.shape[2]
+    if h_q % h_kv != 0:
+        raise ValueError(f"h_q = {h_q} is not a multiple of h_kv = {h_kv}")
+    kv_head = np.arange(h_q) // (h_q // h_kv)
+    k, v = k[:, kv_head], v[:, kv_head]  # (b, h_q, n_k, d)
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d)  # (b, h_q, n_q, n_k)
+    if causal:
+        visible = np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+        scores = np.where(visible, scores, -np.inf)
+    return _softmax(scores) @ v  # (b, h_q, n_q, d_v)
