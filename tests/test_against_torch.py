@@ -152,3 +152,32 @@ def test_flash_attention_float32_matches_torch_sdpa(rng):
     expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=causal_lower_right(4, 13))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, expected.numpy(), rtol=1e-4, atol=1e-5)
+@pytest.mark.parametrize("n_rep", [1, 2, 3])
+def test_repeat_kv_matches_torch_repeat_interleave(rng, n_rep):
+    x = rng.normal(size=(2, 3, 5, 4))
+    expected = torch.repeat_interleave(tensor(x), n_rep, dim=1).numpy()
+    np.testing.assert_array_equal(reference("gqa").repeat_kv(x, n_rep), expected)
+
+
+@pytest.mark.parametrize("h_q, h_kv", [(8, 2), (6, 3), (4, 1), (3, 3)])
+@pytest.mark.parametrize("n_q, n_k, causal", [(4, 7, True), (1, 6, True), (5, 5, True), (3, 6, False)])
+def test_gqa_matches_torch_sdpa(rng, h_q, h_kv, n_q, n_k, causal):
+    b, d, d_v = 2, 5, 3
+    q, k, v = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d)), rng.normal(size=(b, h_kv, n_k, d_v))
+    if causal and n_q == n_k:
+        expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), is_causal=True, enable_gqa=True)
+    else:  # a boolean lower-right mask, True = may attend: the queries are the last n_q positions
+        allowed = torch.ones(n_q, n_k, dtype=torch.bool).tril(diagonal=n_k - n_q) if causal else None
+        expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), attn_mask=allowed, enable_gqa=True)
+    got = reference("gqa").grouped_query_attention(q, k, v, causal=causal)
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_gqa_head_mapping_matches_torch(rng):
+    """Query head i reads kv head i // (h_q / h_kv) in PyTorch too: one-hot values name the head read."""
+    b, h_q, h_kv, n = 1, 6, 3, 4
+    q, k = rng.normal(size=(b, h_q, n, 4)), rng.normal(size=(b, h_kv, n, 4))
+    v = np.broadcast_to(np.eye(h_kv)[:, None, :], (b, h_kv, n, h_kv)).copy()
+    expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), enable_gqa=True).numpy()
+    assert expected[0, :, 0].argmax(axis=-1).tolist() == [0, 0, 1, 1, 2, 2]
+    np.testing.assert_allclose(reference("gqa").grouped_query_attention(q, k, v, causal=False), expected, atol=1e-12)

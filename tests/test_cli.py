@@ -100,7 +100,7 @@ def test_check_all(workspace):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["check", "07"], "unknown kata '07'"),
+    (["check", "99"], "unknown kata '99'"),
     (["check", "nope"], "unknown kata 'nope'"),
     (["check", "01", "--file", "missing.py"], "no such file: missing.py"),
     (["check"], "give one kata ID"),

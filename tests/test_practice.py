@@ -260,9 +260,9 @@ def test_the_mock_draws_a_kata_not_passed_yet(workspace):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["mock", "--kata", "07"], "unknown kata '07'"),
+    (["mock", "--kata", "99"], "unknown kata '99'"),
     (["mock", "--report", "no/such/folder/report.md"], "no such folder for the report: no/such/folder"),
-    (["watch", "07"], "unknown kata '07'"),
+    (["watch", "99"], "unknown kata '99'"),
 ])
 def test_usage_mistakes(workspace, args, words):
     result = run(*args)
