@@ -163,7 +163,8 @@ def test_repeat_kv_matches_torch_repeat_interleave(rng, n_rep):
 @pytest.mark.parametrize("n_q, n_k, causal", [(4, 7, True), (1, 6, True), (5, 5, True), (3, 6, False)])
 def test_gqa_matches_torch_sdpa(rng, h_q, h_kv, n_q, n_k, causal):
     b, d, d_v = 2, 5, 3
-    q, k, v = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d)), rng.normal(size=(b, h_kv, n_k, d_v))
+    q, k = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d))
+    v = rng.normal(size=(b, h_kv, n_k, d_v))
     if causal and n_q == n_k:
         expected = F.scaled_dot_product_attention(tensor(q), tensor(k), tensor(v), is_causal=True, enable_gqa=True)
     else:  # a boolean lower-right mask, True = may attend: the queries are the last n_q positions

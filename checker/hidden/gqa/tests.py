@@ -80,8 +80,8 @@ def _heads_list(heads):
     return "[" + ", ".join("?" if j is None else str(j) for j in heads) + "]"
 
 
-def _mapping_failure(used, h_q, h_kv, call, subject="query head", source="kv head", rule=None, setting=None, verbs=("used", "used", "should use"),
-                     tiled=TILED,
+def _mapping_failure(used, h_q, h_kv, call, subject="query head", source="kv head", rule=None, setting=None,
+                     verbs=("used", "used", "should use"), tiled=TILED,
                      right_rule="query head i reads kv head i // (h_q / h_kv), the group of h_q / h_kv consecutive "
                                 "query heads it belongs to"):
     """A Failure naming the first head that read the wrong source head, or None if every one read its own.
@@ -129,9 +129,11 @@ def _check_repeat(kata, ref, x, n_rep):
     got = as_array(kata.repeat_kv(x, n_rep), call)
     b, h_kv, n, d = x.shape
     expect_shape(got, (b, h_kv * n_rep, n, d), call, why="(b, h_kv * n_rep, n, d): n_rep copies of every kv head")
-    failure = _mapping_failure(_input_heads(got, x), h_kv * n_rep, h_kv, call, "output head", "input head",
-                               f"j // n_rep = j // {n_rep}", f"h_kv={h_kv}, n_rep={n_rep}", ("is", "are", "should be"), " ".join(REPEAT_VARIANTS[0].__doc__.split()),
-                               "output head j is input head j // n_rep: each head's copies side by side")
+    failure = _mapping_failure(_input_heads(got, x), h_kv * n_rep, h_kv, call, subject="output head",
+                               source="input head", rule=f"j // n_rep = j // {n_rep}",
+                               setting=f"h_kv={h_kv}, n_rep={n_rep}",
+                               verbs=("is", "are", "should be"), tiled=" ".join(REPEAT_VARIANTS[0].__doc__.split()),
+                               right_rule="output head j is input head j // n_rep: each head's copies side by side")
     if failure:
         raise failure
     want = ref.repeat_kv(x, n_rep)
@@ -177,7 +179,7 @@ def test_head_mapping(kata, ref, rng):
         q, k, _ = _inputs(rng, b, h_q, h_kv, n_q, n_k, d, 1)
         d_v = h_kv + 2
         v = np.broadcast_to(np.eye(d_v)[:h_kv, None, :], (b, h_kv, n_k, d_v)).copy()  # (b, h_kv, n_k, d_v)
-        call = _call(q, k, v, {"causal": False}) + f" with v[:, j] = the one-hot e_j at every position"
+        call = _call(q, k, v, {"causal": False}) + " with v[:, j] = the one-hot e_j at every position"
         got = one_array(kata.grouped_query_attention(q, k, v, causal=False), call)
         expect_shape(got, (b, h_q, n_q, d_v), call, why="(b, h_q, n_q, d_v)")
         failure = _mapping_failure(_kv_heads_read(got, h_kv), h_q, h_kv, call)
