@@ -85,10 +85,10 @@ def run(kata, path, sizes=SIZES):
 def _in_sandbox(path, who, sizes, request):
     """Run one timing function of bench_child.py on the kata file at `path`, in its own sandbox."""
     name, *args = request
-    with Sandbox(CHILD, limits(sizes)) as sandbox:
+    with Sandbox(CHILD, limits(sizes), also=[path]) as sandbox:  # the child reads its private copy only
         try:
             sandbox.load([name])
-            return sandbox.call(name, (str(Path(path).resolve()), *args))
+            return sandbox.call(name, (sandbox.private_path(path), *args))
         except LearnerError as error:
             finish = " (finish the kata first: `kata check 05`)" if error.not_implemented else ""
             raise BenchError(f"{who} raised {error}{finish}") from None

@@ -4,13 +4,20 @@ The parent only ever receives plain arrays, numbers, strings and handles (see `w
 compares them itself, so nothing the learner's file does in the child (patching NumPy, exiting,
 printing a fake report, looping forever) can make a check pass or break the parent's output.
 
+The parent reads the learner's file itself and hands the child a private copy in a private folder
+(deleted at `close`); the child walls itself in before it runs a line of it (`isolation.py`): no
+network, no process of its own, reads only of the Python runtime, NumPy and that folder, writes only
+there, no signal out. Its first message says which walls stand (`Sandbox.isolation`).
+
 This module imports no NumPy at start-up: the child is launched first, so the two processes load
 NumPy at the same time.
 """
 
 import os
 import select
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -18,12 +25,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-WORKER = Path(__file__).with_name("worker.py")
-# One BLAS thread: the learner's arrays are small and the limits stay predictable.
-_CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-MAX_MESSAGE_BYTES = 256 * 2**20  # far above any honest result of a kata
+CHILD = Path(__file__).with_name("child.py")
+# The child's whole environment: nothing of the parent's (its secrets included). One BLAS thread: the
+# learner's arrays are small and the limits stay predictable.
+_CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
+MAX_FILE_BYTES = 1_000_000  # a kata file is a few kB; the parent reads no more than this of one
 
 
 @dataclass
@@ -31,6 +37,8 @@ class Limits:
     seconds: float = 10.0  # wall clock for the whole run, import included
     memory_mb: int = 1024  # on top of what Python and NumPy take
     output_bytes: int = 1_000_000  # what the learner may print
+    message_bytes: int = 64 * 2**20  # the most the parent reads of one answer: far above any honest result
+    strict: bool = False  # refuse to run the learner's code unless every wall of isolation.FULL stands
 
 
 class SandboxError(Exception):
@@ -43,6 +51,34 @@ class Timeout(SandboxError):
 
 class Died(SandboxError):
     pass
+
+
+class Unisolated(SandboxError):
+    """Strict mode, and the child could not wall itself in: the learner's code was never run."""
+
+
+def read_learner_file(path, limit=MAX_FILE_BYTES):
+    """The bytes of a learner's file, read by the parent: a regular file only (never a FIFO, device or
+    folder: those could hang or flood the reader), at most `limit` bytes. Raises OSError or ValueError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path} is not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{path} holds {info.st_size:,} bytes, more than a kata file's {limit:,}")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"{path} grew past {limit:,} bytes while read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -64,30 +100,66 @@ class LearnerError(Exception):
 class Sandbox:
     """One child process serving calls on one learner file."""
 
-    def __init__(self, path, limits=None):
+    def __init__(self, path, limits=None, source=None, also=()):
+        """`source`: the file's bytes, when the caller has read them (else read here); `also`: other files
+        the child gets a private copy of (see `private_path`)."""
         self.path = Path(path)
         self.limits = limits or Limits()
         self.deadline = time.monotonic() + self.limits.seconds
+        self.folder = Path(tempfile.mkdtemp(prefix="kata-sandbox-"))
+        self._copies = {}
+        self.unreadable = None  # why the learner's file could not be read, if it could not
+        try:
+            copy = self._copy(self.path, read_learner_file(self.path) if source is None else source)
+            for other in also:
+                self._copy(Path(other), read_learner_file(other))
+        except (OSError, ValueError) as error:
+            self.unreadable = getattr(error, "strerror", None) or str(error)
+            copy = self.folder / "unreadable.py"
         self._output = tempfile.TemporaryFile()
         request_read, self._request_write = os.pipe()
         self._reply_read, reply_write = os.pipe()
         self.process = subprocess.Popen(
-            [sys.executable, "-B", str(WORKER), str(request_read), str(reply_write), str(self.path),
-             str(self.limits.memory_mb), str(int(self.limits.seconds) + 2), str(self.limits.output_bytes)],
+            [sys.executable, "-I", "-B", str(CHILD), str(request_read), str(reply_write), str(copy),
+             str(self.limits.memory_mb), str(int(self.limits.seconds) + 2), str(self.limits.output_bytes),
+             str(self.folder), "strict" if self.limits.strict else "lenient"],
             pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
-            stdout=self._output, stderr=subprocess.STDOUT,
-            env={**os.environ, **_CHILD_ENV}, start_new_session=True,
+            stdout=self._output, stderr=subprocess.STDOUT, cwd=self.folder,
+            env={**_CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}, start_new_session=True,
         )
         os.close(request_read)
         os.close(reply_write)
         self._requests = os.fdopen(self._request_write, "wb")
         self._wire = None
         self._pending = b""
+        self._isolation = None
+
+    def _copy(self, path, data):
+        copy = self.folder / path.name
+        if copy in self._copies.values():
+            copy = self.folder / f"{len(self._copies)}-{path.name}"
+        copy.write_bytes(data)
+        self._copies[str(path.resolve())] = copy
+        return copy
+
+    def private_path(self, path):
+        """Where the child sees its copy of `path` (the learner's file, or one of `also`)."""
+        return str(self._copies[str(Path(path).resolve())])
+
+    @property
+    def isolation(self):
+        """{"applied": [walls], "missing": {wall: why}, "level": "full" | "reduced"}, as the child stood
+        before any learner code ran (its first message, so the learner's code cannot have written it)."""
+        if self._isolation is None:
+            self._hello()
+        return self._isolation
 
     # --- calls ---------------------------------------------------------------------------------
 
     def load(self, names):
         """Import the learner's file; return the names in `names` it does not define as functions."""
+        if self.unreadable:
+            raise SandboxError(f"the checker could not read the file: {self.unreadable}")
         reply, _ = self._ask({"op": "load", "names": list(names)})
         return reply["missing"]
 
@@ -153,6 +225,7 @@ class Sandbox:
         if self._reply_read is not None:
             os.close(self._reply_read)
             self._reply_read = None
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -177,8 +250,24 @@ class Sandbox:
             self._wire = worker
         return self._wire
 
+    def _hello(self):
+        wire = self._codec()
+        try:
+            hello, _ = wire.receive(self._read_exactly)
+            applied, missing = [str(wall) for wall in hello["applied"]], {str(k): str(v) for k, v in hello["missing"].items()}
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise self._garbage() from None
+        level = "full" if set(wire.FULL_ISOLATION) <= set(applied) else "reduced"
+        self._isolation = {"applied": applied, "missing": missing, "level": level}
+        if self.limits.strict and level != "full":
+            self.close()
+            raise Unisolated("the sandbox could not isolate the code (" + "; ".join(
+                f"{wall}: {why}" for wall, why in missing.items()) + "): it was not run")
+
     def _ask(self, request, blobs=()):
         wire = self._codec()
+        if self._isolation is None:
+            self._hello()
         if self.process.poll() is not None:
             raise self._died()
         try:
@@ -202,8 +291,10 @@ class Sandbox:
 
     def _read_exactly(self, size):
         """`size` bytes from the child, never blocking past the deadline."""
-        if size > MAX_MESSAGE_BYTES:
-            raise ValueError(f"a message of {size} bytes")
+        if size > self.limits.message_bytes:
+            self.close()
+            raise Died(f"the learner's process sent {size:,} bytes, more than the {self.limits.message_bytes:,} "
+                       "the checker reads of one answer")
         while len(self._pending) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:

@@ -1,6 +1,8 @@
 """The child side of the sandbox: loads one learner file and serves calls on it.
 
-Run as a script by `checker.sandbox.Sandbox`; imported by the parent only for the wire codec.
+Run by `child.py` in the process `checker.sandbox.Sandbox` starts; imported by the parent only for the
+wire codec. Before it loads the learner's file it walls itself in (`isolation.restrict`) and sends one
+message, which walls stand; only then does it serve the parent's requests.
 It needs nothing but the standard library and NumPy, so the learner's file can break nothing
 of the checker's: whatever it patches, it patches in this process only.
 
@@ -21,6 +23,8 @@ import traceback
 import numpy as np
 
 _LENGTH = struct.Struct(">Q")
+FULL_ISOLATION = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
+                  "landlock-scope", "seccomp")  # isolation.FULL, here for the parent, which imports no ctypes
 
 
 # --- codec (used on both sides) ---------------------------------------------------------------
@@ -302,14 +306,34 @@ def _serve(requests, replies, path):
         send(replies, reply, reply_blobs)
 
 
-def main(argv):
-    request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes = argv
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p) != os.path.dirname(os.path.abspath(__file__))]
+def readable():
+    """What the learner's code may read: the standard library (not its site-packages) and NumPy."""
+    import sysconfig
+
+    paths = []
+    for key in ("stdlib", "platstdlib"):
+        folder = sysconfig.get_paths()[key]
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        paths += [os.path.join(folder, entry) for entry in entries if entry not in ("site-packages", "dist-packages")]
+    numpy_folder = os.path.dirname(np.__file__)
+    paths += [numpy_folder, numpy_folder + ".libs", "/dev/null", "/dev/urandom"]
+    return sorted(set(paths))
+
+
+def main(argv, applied=(), missing=None):
+    request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes, folder, mode = argv
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
     _limit(int(memory_mb), int(cpu_seconds), int(output_bytes))
+    import isolation
+
+    now_applied, now_missing = isolation.restrict(readable(), [folder])
+    applied, missing = list(applied) + now_applied, {**(missing or {}), **now_missing}
+    send(replies, {"applied": applied, "missing": missing})
+    if mode == "strict" and not set(FULL_ISOLATION) <= set(applied):
+        return
+    sys.argv = [path]
     _serve(requests, replies, os.path.abspath(path))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

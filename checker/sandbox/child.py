@@ -1,0 +1,15 @@
+"""The learner's process starts here: namespaces first (the process is still single-threaded), then
+NumPy and the worker, which walls the process in before it loads a line of the learner's file."""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)  # started with -I: the script's folder is not on the path by itself
+import isolation  # noqa: E402
+
+_APPLIED, _MISSING = isolation.enter_namespaces()
+import worker  # noqa: E402 - imports NumPy, inside the namespaces
+
+sys.path.remove(_HERE)
+worker.main(sys.argv[1:], _APPLIED, _MISSING)

@@ -1,0 +1,181 @@
+"""The kernel's walls around a learner's process (child side; standard library and ctypes only).
+
+Applied by the child to itself, in two steps, before any learner code runs:
+
+1. `enter_namespaces()`, first thing, while the process is still single-threaded: a new user namespace
+   (the process keeps no capability outside it: even started by root it cannot raise a limit, change
+   its uid, or bypass file permissions) and a new network namespace (no interface but a down loopback).
+2. `restrict(read, write)`, once NumPy is loaded: `no_new_privs`; Landlock (ABI 1-7) that allows reading
+   only beneath `read`, writing only beneath `write`, no TCP bind or connect, and no signal or abstract
+   UNIX socket reaching a process outside the sandbox (so not /proc, not the grader, not other files);
+   a seccomp filter that refuses new processes (threads are fine), sockets, io_uring, namespaces,
+   ptrace and mounts. With no child process possible, the per-process limits hold for everything the
+   learner's code runs, and killing the process ends all of it.
+
+Each step says what it achieved; `Sandbox` reports the result (`full` or `reduced`), and `kata grade`
+refuses to run on `reduced` unless told `--insecure`. On macOS or a kernel without Landlock the steps
+do what they can and say what is missing.
+"""
+
+import ctypes
+import os
+import platform
+import struct
+import sys
+
+FULL = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
+        "landlock-scope", "seccomp")
+
+_SYSCALL_LANDLOCK = {"create": 444, "add_rule": 445, "restrict": 446}  # the same on every architecture
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_THREAD = 0x10000000, 0x40000000, 0x00010000
+
+# Landlock access rights, by the ABI that brought them
+_FS = {1: (1 << 13) - 1, 2: 1 << 13, 3: 1 << 14, 5: 1 << 15}  # ABI 1: execute .. make_sym; refer; truncate; ioctl
+_READ = (1 << 2) | (1 << 3)  # read_file, read_dir
+_FILE_RIGHTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14) | (1 << 15)  # the rights a rule on a file may hold
+_EXECUTE = 1 << 0
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _errno_text():
+    return os.strerror(ctypes.get_errno())
+
+
+def enter_namespaces():
+    """Move this process into new user and network namespaces: (applied, missing: {name: why})."""
+    if sys.platform != "linux":
+        return [], {"user-namespace": f"not Linux ({sys.platform})", "network-namespace": f"not Linux ({sys.platform})"}
+    libc = _libc()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0:
+        return ["user-namespace", "network-namespace"], {}
+    why = _errno_text()
+    if libc.unshare(_CLONE_NEWUSER) == 0:
+        return ["user-namespace"], {"network-namespace": why}
+    return [], {"user-namespace": why, "network-namespace": why}
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 where there is none."""
+    if sys.platform != "linux":
+        return 0
+    version = _libc().syscall(_SYSCALL_LANDLOCK["create"], None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return max(version, 0)
+
+
+def restrict(read, write):
+    """Allow reading beneath `read`, reading and writing beneath `write`, nothing else; then seccomp.
+    Returns (applied, missing: {name: why})."""
+    if sys.platform != "linux":
+        why = f"not Linux ({sys.platform})"
+        return [], {name: why for name in FULL if "namespace" not in name}
+    libc = _libc()
+    applied, missing = [], {}
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0:
+        applied.append("no-new-privs")
+    else:
+        missing["no-new-privs"] = _errno_text()
+    landlock_applied, landlock_missing = _landlock(libc, read, write)
+    applied += landlock_applied
+    missing.update(landlock_missing)
+    why = _seccomp(libc)
+    if why is None:
+        applied.append("seccomp")
+    else:
+        missing["seccomp"] = why
+    return applied, missing
+
+
+def _landlock(libc, read, write):
+    abi = landlock_abi()
+    names = ("landlock-fs", "landlock-net", "landlock-scope")
+    if abi < 1:
+        return [], {name: "the kernel has no Landlock" for name in names}
+    handled_fs = sum(bits for version, bits in _FS.items() if version <= abi)
+    handled_net = 0b11 if abi >= 4 else 0  # bind_tcp, connect_tcp
+    scoped = 0b11 if abi >= 6 else 0  # abstract_unix_socket, signal
+    attr = struct.pack("=QQQ", handled_fs, handled_net, scoped)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    buffer = ctypes.create_string_buffer(attr[:size], size)
+    ruleset = libc.syscall(_SYSCALL_LANDLOCK["create"], buffer, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return [], {name: f"landlock_create_ruleset: {_errno_text()}" for name in names}
+    try:
+        for paths, rights in ((read, _READ), (write, handled_fs & ~_EXECUTE)):
+            for path in paths:
+                _allow(libc, ruleset, path, rights)
+        if libc.syscall(_SYSCALL_LANDLOCK["restrict"], ruleset, ctypes.c_uint32(0)) != 0:
+            return [], {name: f"landlock_restrict_self: {_errno_text()}" for name in names}
+    finally:
+        os.close(ruleset)
+    applied = ["landlock-fs"] + (["landlock-net"] if handled_net else []) + (["landlock-scope"] if scoped else [])
+    missing = {name: f"Landlock ABI {abi} lacks it" for name in names if name not in applied}
+    return applied, missing
+
+
+def _allow(libc, ruleset, path, rights):
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that is not there needs no rule
+    try:
+        if not os.path.isdir(path):
+            rights &= _FILE_RIGHTS
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)  # packed path_beneath_attr
+        if libc.syscall(_SYSCALL_LANDLOCK["add_rule"], ruleset, ctypes.c_int(1), rule, ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule({path}): {_errno_text()}")
+    finally:
+        os.close(fd)
+
+
+# --- seccomp ---------------------------------------------------------------------------------------
+
+_ARCH = {  # machine -> (AUDIT_ARCH, syscalls refused with EPERM, clone, clone3)
+    "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "fork": 57, "vfork": 58, "ptrace": 101, "mount": 165,
+                            "unshare": 272, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311,
+                            "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "keyctl": 250,
+                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}, 56, 435),
+    "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "ptrace": 117, "mount": 40, "unshare": 97,
+                             "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "bpf": 280,
+                             "userfaultfd": 282, "perf_event_open": 241, "keyctl": 219, "io_uring_setup": 425,
+                             "io_uring_enter": 426, "io_uring_register": 427}, 220, 435),
+}
+_RET_ALLOW, _RET_KILL = 0x7FFF0000, 0x80000000
+_LOAD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def _errno_ret(number):
+    return 0x00050000 | number
+
+
+def seccomp_program(machine=None):
+    """The filter's BPF instructions as (code, jt, jf, k), or None for an architecture it does not know."""
+    known = _ARCH.get(machine or platform.machine())
+    if known is None:
+        return None
+    arch, refused, clone, clone3 = known
+    program = [(_LOAD, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LOAD, 0, 0, 0)]
+    if arch == 0xC000003E:  # x32 system calls take another table: refuse them all
+        program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_KILL)]
+    for number in sorted(refused.values()):
+        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, _errno_ret(1))]  # EPERM
+    program += [(_JEQ, 0, 1, clone3), (_RET, 0, 0, _errno_ret(38))]  # ENOSYS: the C library falls back to clone
+    program += [(_JEQ, 0, 3, clone), (_LOAD, 0, 0, 16), (_JSET, 1, 0, _CLONE_THREAD), (_RET, 0, 0, _errno_ret(1))]
+    program += [(_RET, 0, 0, _RET_ALLOW)]
+    return program
+
+
+def _seccomp(libc):
+    program = seccomp_program()
+    if program is None:
+        return f"no filter for {platform.machine()}"
+    code = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+    filters = ctypes.create_string_buffer(code, len(code))
+    fprog = struct.pack("@HP", len(program), ctypes.addressof(filters))
+    fprog_buffer = ctypes.create_string_buffer(fprog, len(fprog))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog_buffer, 0, 0) != 0:
+        return f"seccomp: {_errno_text()}"
+    return None
