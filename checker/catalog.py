@@ -69,11 +69,17 @@ class Kata:
         return sorted((self.folder / kind).glob("*.py"))
 
     def reference(self):
-        """The reference solution, imported here in the parent: it is trusted code."""
-        return load_module(self.solution_path, f"kata_reference_{self.id}")
+        """The reference solution, imported here in the parent (it is trusted code), once per process: never
+        read from disk again after a learner's code has run."""
+        if self not in _REFERENCES:
+            _REFERENCES[self] = load_module(self.solution_path, f"kata_reference_{self.id}")
+        return _REFERENCES[self]
 
     def __str__(self):
         return f"{self.id} {self.slug}"
+
+
+_REFERENCES = {}  # Kata -> its reference module
 
 
 def load_module(path, name):

@@ -1,12 +1,18 @@
 """`kata grade`: grade candidates' workspaces with the hidden tests, in parallel, resumably.
 
 Every (workspace, kata) check is one `runner.check` in a pool of worker processes, and the
-candidate's code runs in its own sandbox below that: a submission that loops, exits, floods its
-output or patches NumPy spoils its own row only. The moment a workspace's last kata is checked, its
-checks are appended to a state file (JSON lines: {"path", "seed", "katas": [check objects]}), so an
-interrupted batch resumes where it stopped.
+candidate's code runs in its own isolated sandbox below that: a submission that loops, exits, floods
+its output, patches NumPy or attacks the grader spoils its own row only. The trusted side owns the
+truth: the katas and seed come from the roster `kata pack` wrote (the candidate's manifest is only
+compared with it), this process reads every kata file itself before any candidate code runs (refusing
+links that leave the workspace and anything but a regular file), and the hidden tests and references
+are loaded before the workers fork. The moment a workspace's last kata is checked, its checks are
+appended to a state file, one line per workspace signed with a key kept beside it, so an interrupted
+batch resumes where it stopped and a line the grader did not write is ignored.
 """
 
+import hashlib
+import hmac
 import importlib
 import json
 import multiprocessing
@@ -16,12 +22,13 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import catalog
-from checker.pack import MANIFEST
+from checker import catalog, review
+from checker.pack import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
+from checker.sandbox import read_learner_file
 
 DEFAULT_STATE = Path("kata-grade.state.jsonl")
 STATUSES = [status.value for status in Status]
@@ -31,23 +38,66 @@ class GradeError(Exception):
     """A folder that cannot be graded, or a batch that cannot go on (one line for the user)."""
 
 
+MANIFEST_BYTES = 64 * 1024
+
+
 @dataclass(frozen=True)
 class Workspace:
-    """A candidate's folder, the katas to grade in it and the seed of their hidden tests."""
+    """A candidate's folder, the katas to grade in it, the seed of their hidden tests, and what the
+    grader read of it: {kata id: (bytes or None, sha256 or None, why it was refused or "")}."""
 
     path: Path  # as the user wrote it
     katas: tuple  # catalog.Kata, in id order
     seed: int
+    files: dict = field(default_factory=dict, compare=False, hash=False)
+    flags: tuple = ()  # for a human: unrostered, a manifest that disagrees, a refused file
+    error: str = ""  # why the workspace cannot be graded at all ("": it can)
 
     @property
     def key(self):
-        """What the state file knows a finished workspace by."""
-        return str(self.path.resolve()), self.seed, tuple(kata.id for kata in self.katas)
+        """What the state file knows a finished workspace by: a changed file is a new key."""
+        hashes = tuple(self.files.get(kata.id, (None, None, ""))[1] for kata in self.katas)
+        return str(self.path.resolve()), self.seed, tuple(kata.id for kata in self.katas), hashes
 
 
-def open_workspace(folder, seed=None):
-    """The katas of the folder's manifest (kata-pack.json) with its seed, or, without a manifest, every
-    kata file in its katas/ with the default seed. `seed` overrides either."""
+def read_roster(folder, roster=None):
+    """The last entry `kata pack` recorded for `folder` in `roster` (default: the roster beside it), or None."""
+    folder = Path(folder).resolve()
+    roster = Path(roster) if roster else folder.parent / ROSTER
+    try:
+        lines = read_learner_file(roster, 64 * 2**20).decode("utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):
+        return None
+    found = None
+    for line in lines:
+        try:
+            entry = json.loads(line)
+            if entry["folder"] == str(folder):
+                found = {"katas": [catalog.find(key) for key in entry["katas"]], "seed": int(entry["seed"])}
+        except (ValueError, KeyError, TypeError, catalog.UnknownKata):
+            continue
+    return found
+
+
+def _manifest(folder):
+    """(katas, seed) of the folder's kata-pack.json, None without one; ValueError for a broken one."""
+    path = folder / MANIFEST
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = json.loads(read_learner_file(path, MANIFEST_BYTES))
+        katas, seed = [catalog.find(key) for key in data["katas"]], int(data["seed"])
+    except (OSError, ValueError, KeyError, TypeError, catalog.UnknownKata) as error:
+        raise ValueError(f"{MANIFEST} is not a kata pack manifest ({type(error).__name__}: {error})") from None
+    if not katas:
+        raise ValueError(f"{MANIFEST} lists no kata")
+    return tuple(sorted(set(katas), key=lambda kata: kata.id)), seed
+
+
+def open_workspace(folder, seed=None, roster=None):
+    """The workspace in `folder`, read by this process: its katas and seed from the roster (else from its
+    manifest, flagged; else every kata file in its katas/ with the default seed), `seed` overriding either.
+    A folder that is not a workspace raises GradeError; a broken one comes back with `error` set."""
     from checker.runner import DEFAULT_SEED
 
     folder = Path(folder)
@@ -55,20 +105,57 @@ def open_workspace(folder, seed=None):
         raise GradeError(f"no such folder: {folder}")
     if not (folder / "katas").is_dir():
         raise GradeError(f"{folder} has no katas/ folder: not a candidate's workspace")
-    manifest = folder / MANIFEST
-    if manifest.exists():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-            katas, pack_seed = [catalog.find(key) for key in data["katas"]], int(data["seed"])
-        except (OSError, ValueError, KeyError, TypeError, catalog.UnknownKata) as error:
-            raise GradeError(f"{manifest}: not a kata pack manifest ({type(error).__name__}: {error})") from None
+    flags, error = [], ""
+    issued = read_roster(folder, roster)
+    try:
+        manifest = _manifest(folder)
+    except ValueError as problem:
+        manifest, error = None, str(problem)
+    if issued is not None:
+        katas, pack_seed = tuple(sorted(set(issued["katas"]), key=lambda kata: kata.id)), issued["seed"]
+        if error:
+            flags.append(f"{error}; graded on the roster's katas and seed")
+            error = ""
+        elif manifest is not None and manifest != (katas, pack_seed):
+            flags.append(f"{MANIFEST} disagrees with the roster (katas {_ids(manifest[0])}, seed {manifest[1]}; "
+                         f"issued: katas {_ids(katas)}, seed {pack_seed}): graded as issued")
+        elif manifest is None:
+            flags.append(f"{MANIFEST} is missing: graded as the roster says")
     else:
-        katas = [kata for kata in catalog.all_katas() if (folder / "katas" / kata.filename).is_file()]
-        pack_seed = DEFAULT_SEED
-        if not katas:
-            raise GradeError(f"{folder}/katas holds no kata file (01_scores.py, ...)")
-    katas = tuple(sorted(set(katas), key=lambda kata: kata.id))
-    return Workspace(folder, katas, pack_seed if seed is None else seed)
+        flags.append("unrostered: no record of `kata pack` issuing this folder")
+        if manifest is not None:
+            katas, pack_seed = manifest
+        else:
+            katas = tuple(kata for kata in catalog.all_katas() if os.path.lexists(folder / "katas" / kata.filename))
+            pack_seed = DEFAULT_SEED
+            if not katas and not error:
+                error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
+    if error:
+        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error)
+    files = {kata.id: read_kata_file(folder, kata) for kata in katas}
+    flags += [f"refused katas/{catalog.find(kata_id).filename}: {why}" for kata_id, (_, _, why) in files.items()
+              if why and "no such file" not in why]
+    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags))
+
+
+def _ids(katas):
+    return ",".join(kata.id for kata in katas) or "none"
+
+
+def read_kata_file(folder, kata):
+    """(bytes, sha256, "") of the kata's file, or (None, None, why) for one that must not be graded: a link
+    leaving the workspace, not a regular file (a FIFO would hang the reader), too large, missing."""
+    path = folder / "katas" / kata.filename
+    if not os.path.lexists(path):
+        return None, None, f"no such file: the workspace lost the stub"
+    target = path.resolve()
+    if not target.is_relative_to(folder.resolve()):
+        return None, None, f"a link leaving the workspace (to {target})"
+    try:
+        data = read_learner_file(target)
+    except (OSError, ValueError) as error:
+        return None, None, getattr(error, "strerror", None) or str(error)
+    return data, hashlib.sha256(data).hexdigest(), ""
 
 
 # --- results --------------------------------------------------------------------------------------
@@ -84,21 +171,30 @@ class GradeRow:
     status: str
     bugs: list
     seconds: float
+    sha256: str = ""
+    review: list = field(default_factory=list)  # reasons for a human to read the file (never a failure)
+    unverified: list = field(default_factory=list)  # passed tests that took the candidate process's own figures
 
 
 @dataclass
 class WorkspaceGrade:
     path: str
     seed: int
-    checks: list  # check objects as in SPEC.md, in kata order
+    checks: list  # check objects as in SPEC.md (plus sha256, review, unverified), in kata order
+    flags: list = field(default_factory=list)  # for a human: unrostered, a disagreeing manifest, a refused file
+    error: str = ""  # the workspace could not be graded at all: one error row
 
     @property
     def rows(self):
+        if self.error:
+            return [GradeRow(self.path, self.seed, "-", "", "error", [], 0.0)]
         return [GradeRow(self.path, self.seed, check["kata"], catalog.find(check["kata"]).slug, check["status"],
-                         check["bugs"], check["seconds"]) for check in self.checks]
+                         check["bugs"], check["seconds"], check.get("sha256") or "", check.get("review", []),
+                         check.get("unverified", [])) for check in self.checks]
 
     def to_json(self):
-        return {"path": self.path, "katas": self.checks}
+        data = {"path": self.path, "seed": self.seed, "katas": self.checks, "flags": self.flags}
+        return {**data, "error": self.error} if self.error else data
 
 
 @dataclass
@@ -108,6 +204,7 @@ class GradeReport:
     jobs: int
     state: Path
     resumed: int = 0  # workspaces taken from the state file, not graded again
+    isolation: dict = field(default_factory=dict)  # Sandbox.isolation of a probe child, and "insecure"
 
     @property
     def rows(self):
@@ -129,7 +226,7 @@ class GradeReport:
         return totals
 
     def to_json(self):
-        return {"workspaces": [workspace.to_json() for workspace in self.workspaces]}
+        return {"isolation": self.isolation, "workspaces": [workspace.to_json() for workspace in self.workspaces]}
 
 
 # --- grading --------------------------------------------------------------------------------------
@@ -144,27 +241,45 @@ def holds_a_batch(state):
     return state.is_file() and state.stat().st_size > 0
 
 
-def grade(workspaces, limits, jobs, state, resume=False, progress=None):
+def probe_isolation(limits):
+    """The isolation a sandbox gets here, found by starting one on an empty file."""
+    import tempfile
+
+    from checker.sandbox import Limits, Sandbox
+
+    with tempfile.TemporaryDirectory() as folder:
+        empty = Path(folder) / "empty.py"
+        empty.write_text("")
+        with Sandbox(empty, Limits(seconds=limits.seconds)) as sandbox:
+            return sandbox.isolation
+
+
+def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolation=None):
     """Grade every workspace not already finished in `state` (with `resume`); `progress(done, total)`."""
     started = time.monotonic()
     workspaces = list({workspace.key: workspace for workspace in workspaces}.values())
-    finished = _read_state(state) if resume else {}
-    _rewrite_state(state, [finished[w.key] for w in workspaces if w.key in finished])
-    done = {w.key: finished[w.key]["katas"] for w in workspaces if w.key in finished}
+    key = state_key(state)
+    finished = _read_state(state, key) if resume else {}
+    _rewrite_state(state, key, [finished[_key_text(w.key)] for w in workspaces if _key_text(w.key) in finished])
+    done = {w.key: finished[_key_text(w.key)]["katas"] for w in workspaces if _key_text(w.key) in finished}
     resumed = len(done)
+    for workspace in workspaces:
+        if workspace.error:  # nothing to run: one error row
+            done[workspace.key] = []
     todo = [w for w in workspaces if w.key not in done]
     if todo:
         _warm(todo)
         with state.open("a", encoding="utf-8") as sink:
             def finished_one(workspace, checks):
                 done[workspace.key] = checks
-                _append(sink, {"path": workspace.key[0], "seed": workspace.seed, "katas": checks})
+                _append(sink, key, {"key": _key_text(workspace.key), "path": workspace.key[0],
+                                    "seed": workspace.seed, "katas": checks})
                 if progress:
                     progress(len(done) - resumed, len(todo))
 
             _run(todo, limits, jobs, finished_one)
-    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key]) for w in workspaces]
-    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed)
+    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error) for w in workspaces]
+    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {})
 
 
 def _run(workspaces, limits, jobs, finished_one):
@@ -172,7 +287,8 @@ def _run(workspaces, limits, jobs, finished_one):
     workspace's last check completes."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
     try:
-        futures = {pool.submit(check_one, kata.id, str(w.path / "katas" / kata.filename), limits, w.seed): (w, kata)
+        futures = {pool.submit(check_one, kata.id, str(w.path / "katas" / kata.filename), limits, w.seed,
+                               w.files.get(kata.id)): (w, kata)
                    for w in workspaces for kata in w.katas}
         pending = {w.key: {} for w in workspaces}
         for future in as_completed(futures):
@@ -193,19 +309,25 @@ def _run(workspaces, limits, jobs, finished_one):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def check_one(kata_id, path, limits, seed):
-    """One kata of one workspace, as a check object; never raises (runs in a worker process)."""
+def check_one(kata_id, path, limits, seed, read=None):
+    """One kata of one workspace, as a check object; never raises (runs in a worker process). `read` is
+    (bytes, sha256, why refused) as the parent read the file: the worker never reads it from disk."""
     from checker.runner import check, display_path
 
     kata = catalog.find(kata_id)
-    if not Path(path).is_file():
-        return _error(kata, display_path(path), f"no file {display_path(path)}: the workspace lost the stub")
+    data, digest, refused = read or (None, None, "the grader did not read it")
+    if data is None:
+        found = _error(kata, display_path(path), f"{display_path(path)} was not graded: {refused}")
+        return {**found, "sha256": None, "review": [], "unverified": []}
+    extra = {"sha256": digest, "review": review.reasons(data), "unverified": []}
     try:
-        return check(kata, path, limits, seed).to_json()
+        result = check(kata, path, limits, seed, source=data)
+        return {**result.to_json(), **extra, "unverified": result.unverified}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
-        return _error(kata, display_path(path), f"the grader could not check it: {type(error).__name__}: {error}")
+        message = f"the grader could not check it: {type(error).__name__}: {error}"
+        return {**_error(kata, display_path(path), message), **extra}
 
 
 def _error(kata, file, message):
@@ -229,12 +351,36 @@ def _warm(workspaces):
 
     for kata in {kata for workspace in workspaces for kata in workspace.katas}:
         kata.hidden()
+        kata.reference()  # never read from disk again once candidate code has run
 
 
 # --- the state file -------------------------------------------------------------------------------
 
-def _read_state(state):
-    """key -> entry of every complete line; a line cut short by an interrupt is ignored."""
+def state_key(state):
+    """The key that signs the state file's lines, kept beside it (readable by this user only, and by no
+    sandbox): made on first use."""
+    path = state.with_name(state.name + ".key")
+    state.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    key = os.urandom(32)
+    with os.fdopen(fd, "wb") as sink:
+        sink.write(key)
+    return key
+
+
+def _key_text(key):
+    return json.dumps(key)
+
+
+def _sign(key, entry):
+    return hmac.new(key, json.dumps(entry, sort_keys=True).encode(), hashlib.sha256).hexdigest()
+
+
+def _read_state(state, key):
+    """key text -> entry of every complete line this grader signed; any other line is ignored."""
     entries = {}
     try:
         lines = state.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -242,25 +388,27 @@ def _read_state(state):
         return entries
     for line in lines:
         try:
-            entry = json.loads(line)
-            key = (entry["path"], int(entry["seed"]), tuple(check["kata"] for check in entry["katas"]))
+            signed = json.loads(line)
+            entry, mac = signed["entry"], signed["mac"]
+            if not hmac.compare_digest(_sign(key, entry), str(mac)):
+                continue
+            entries[entry["key"]] = entry
         except (ValueError, KeyError, TypeError):
             continue
-        entries[key] = entry
     return entries
 
 
-def _rewrite_state(state, entries):
+def _rewrite_state(state, key, entries):
     """Start the state file with `entries` only (none: a fresh batch), replacing it in one step."""
     state.parent.mkdir(parents=True, exist_ok=True)
     partial = state.with_name(state.name + ".tmp")
     with partial.open("w", encoding="utf-8") as sink:
         for entry in entries:
-            sink.write(json.dumps(entry) + "\n")
+            sink.write(json.dumps({"entry": entry, "mac": _sign(key, entry)}) + "\n")
     os.replace(partial, state)
 
 
-def _append(sink, entry):
-    sink.write(json.dumps(entry) + "\n")
+def _append(sink, key, entry):
+    sink.write(json.dumps({"entry": entry, "mac": _sign(key, entry)}) + "\n")
     sink.flush()
     os.fsync(sink.fileno())  # a finished workspace survives a crash or a power cut

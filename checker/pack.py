@@ -7,8 +7,11 @@ quiz question. The same katas and seed give the same bytes, so a pack can always
 """
 
 import ast
+import datetime
 import doctest
+import hashlib
 import json
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +20,7 @@ from checker import __version__
 from checker.catalog import Kata
 
 MANIFEST = "kata-pack.json"
+ROSTER = "kata-roster.jsonl"  # beside the packs, on the hiring team's side: never inside a pack
 MANIFEST_FORMAT = 1
 MINUTES_PER_KATA = 20
 _TEMPLATE = Path(__file__).with_name("pack_check.py")
@@ -34,6 +38,7 @@ class Pack:
     minutes: int
     files: list[str]  # relative paths, in the order written
     warnings: list[str] = field(default_factory=list)
+    roster: Path | None = None  # where `make` recorded what it issued
 
 
 def make(folder, katas, seed, minutes=None):
@@ -48,7 +53,24 @@ def make(folder, katas, seed, minutes=None):
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
-    return Pack(folder, katas, seed, minutes, list(files), warnings)
+    roster = record(folder, katas, seed, files)
+    return Pack(folder, katas, seed, minutes, list(files), warnings, roster)
+
+
+def record(folder, katas, seed, files):
+    """Append what was issued to the roster beside the pack: `kata grade` trusts this, not the manifest
+    the candidate can edit. One JSON line per pack; the last line for a folder wins."""
+    folder = Path(folder).resolve()
+    entry = {"folder": str(folder), "katas": [kata.id for kata in katas], "seed": seed, "kata_version": __version__,
+             "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+             "stubs": {name: hashlib.sha256(text.encode("utf-8")).hexdigest()
+                       for name, text in files.items() if name.startswith("katas/")}}
+    roster = folder.parent / ROSTER
+    with roster.open("a", encoding="utf-8") as sink:
+        sink.write(json.dumps(entry) + "\n")
+        sink.flush()
+        os.fsync(sink.fileno())
+    return roster
 
 
 def contents(katas, seed, minutes):

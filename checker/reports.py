@@ -99,6 +99,8 @@ def pack_text(pack):
     lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
              + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {pack.folder}/:"]
     lines += [f"  {name}" for name in pack.files]
+    if pack.roster:
+        lines.append(f"Recorded in {pack.roster} (keep it: `kata grade` trusts it, not the pack's manifest)")
     lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
               f"Hand {pack.folder}/ to the candidate; grade it with: kata grade {pack.folder}"]
     return "\n".join(lines)
@@ -107,19 +109,35 @@ def pack_text(pack):
 _GRADE_STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
 
 
+def isolation_text(isolation):
+    """One sentence: which walls stood around candidate code."""
+    if not isolation:
+        return "Isolation: not recorded."
+    walls = ", ".join(isolation["applied"]) or "none"
+    if isolation["level"] == "full":
+        return f"Isolation: full ({walls})."
+    missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
+    return f"Isolation: REDUCED, graded with --insecure ({walls}; missing {missing}). Grades could be forged."
+
+
 def grade_text(report, report_path=None):
-    """`kata grade`: one line per workspace, then the totals."""
+    """`kata grade`: one line per workspace (and its flags), then the totals."""
     width = max((len(w.path) for w in report.workspaces), default=0)
     lines = []
     for workspace in report.workspaces:
         cells = []
-        for row in workspace.rows:
+        if workspace.error:
+            cells.append(click.style("error", fg="red") + f": {workspace.error}")
+        for row in workspace.rows if not workspace.error else []:
             cell = f"{row.kata} " + click.style(row.status, fg=_GRADE_STYLE.get(row.status))
-            cells.append(cell + (f" ({', '.join(row.bugs)})" if row.bugs else ""))
+            notes = row.bugs + (["review"] if row.review else []) + (["unverified"] if row.unverified else [])
+            cells.append(cell + (f" ({', '.join(notes)})" if notes else ""))
         lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
+        lines += [f"{'':<{width}}  ! {flag}" for flag in workspace.flags]
     counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
     lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
-              + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}"]
+              + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}",
+              isolation_text(report.isolation)]
     if report.resumed:
         lines.append(f"{report.resumed} of them finished in an earlier run ({report.state}), not graded again")
     if report_path:
@@ -128,20 +146,32 @@ def grade_text(report, report_path=None):
 
 
 def grade_markdown(report):
-    """The report file: one row per candidate and kata, then totals per kata and per status."""
+    """The report file: one row per candidate and kata, the flags, then totals per kata and per status."""
     def cell(text):
         return str(text).replace("|", "\\|")
 
     lines = ["# Kata grading report", "",
              f"{len(report.workspaces)} workspaces, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
              f"with {report.jobs} jobs. Each kata ran in its own sandbox with the hidden tests of the seed shown.",
-             "", "| candidate | seed | kata | status | bugs named | seconds |", "|---|---|---|---|---|---:|"]
+             "", isolation_text(report.isolation), "",
+             "| candidate | seed | kata | status | bugs named | review | seconds | sha256 |",
+             "|---|---|---|---|---|---|---:|---|"]
     for row in report.rows:
+        notes = row.review + ([f"cost figures unverified ({', '.join(row.unverified)})"] if row.unverified else [])
         lines.append(f"| {cell(row.workspace)} | {row.seed} | {row.kata} {row.slug} | {row.status} | "
-                     f"{cell(', '.join(row.bugs))} | {row.seconds:.2f} |")
+                     f"{cell(', '.join(row.bugs))} | {cell('; '.join(notes))} | {row.seconds:.2f} | "
+                     f"{row.sha256 or '-'} |")
+    flagged = [w for w in report.workspaces if w.flags or w.error]
+    if flagged:
+        lines += ["", "## Flags", ""]
+        for workspace in flagged:
+            lines += [f"- {cell(workspace.path)}: {cell(text)}" for text in
+                      ([f"not graded: {workspace.error}"] if workspace.error else []) + workspace.flags]
     lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(STATUS_ORDER) + " | seconds |",
               "|---|" + "---:|" * (len(STATUS_ORDER) + 1)]
     for kata, (counts, seconds) in report.by_kata.items():
+        if kata == "-":
+            continue
         cells = " | ".join(str(counts[status]) for status in STATUS_ORDER)
         lines.append(f"| {kata} {catalog.find(kata).slug} | {cells} | {seconds:.1f} |")
     lines += ["", "## Totals per status", "", "| status | checks |", "|---|---:|"]

@@ -21,6 +21,7 @@ class TestOutcome:
     exact: bool = False  # the output equals a known buggy variant's, not just a symptom
     where: list = field(default_factory=list)  # learner file lines: [line, function, code]
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
+    claimed: bool = False  # relied on figures the learner's process reported about itself
 
     def to_json(self):
         return {"name": self.name, "outcome": self.outcome, "bug": self.bug, "message": self.message}
@@ -35,6 +36,7 @@ class Result:
     tests: list[TestOutcome]
     seconds: float
     output: str = ""  # what the learner's code printed
+    unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
 
     @property
     def bugs(self):

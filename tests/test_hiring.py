@@ -1,6 +1,7 @@
 """`kata pack` and `kata grade`: what a candidate gets (and never gets), and grading a batch of them."""
 
 import ast
+import hashlib
 import json
 import re
 import shutil
@@ -231,20 +232,26 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     result = run("grade", *EXPECTED, "--timeout", 3, "--jobs", 2, "--json", "--report", "grades.md")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)  # exactly one object, nothing else on stdout
-    assert set(report) == {"workspaces"}
-    assert all(set(w) == {"path", "katas"} for w in report["workspaces"])
+    assert set(report) == {"isolation", "workspaces"} and report["isolation"]["level"] == "full"
+    assert all(set(w) == {"path", "seed", "katas", "flags"} for w in report["workspaces"])
     assert statuses(report) == EXPECTED
     checks = [check for w in report["workspaces"] for check in w["katas"]]
-    assert all(set(check) == {"kata", "file", "status", "bugs", "tests", "seconds"} for check in checks)
+    assert all(set(check) == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"}
+               for check in checks)
+    assert report["workspaces"][-1]["flags"] == ["unrostered: no record of `kata pack` issuing this folder"]
+    assert all(w["flags"] == [] for w in report["workspaces"][:-1])
     patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
     assert patched["03"]["bugs"][0] == "mask-top-left"
     markdown = (here / "grades.md").read_text()
     assert "| patching | 5 | 03 causal-mask | failed | mask-top-left |" in markdown
     assert f"| bare | {DEFAULT_SEED} | 02 softmax | passed |" in markdown
+    assert "Isolation: full (user-namespace, network-namespace, no-new-privs, landlock-fs" in markdown
     assert "## Totals per kata" in markdown and "## Totals per status" in markdown
     assert "| timeout | 1 |" in markdown
     state = (here / "grades.md.state.jsonl").read_text().splitlines()
     assert len(state) == len(EXPECTED)
+    assert [json.loads(line)["entry"]["katas"][0]["sha256"] for line in state[:1]] == \
+        [hashlib.sha256((batch["solved"] / "katas" / "01_scores.py").read_bytes()).hexdigest()]
 
 
 def test_grade_text_summary(batch, here):
@@ -262,18 +269,26 @@ def test_seed_overrides_the_manifest(batch, here):
     assert "| untouched | 99 | 01 scores |" in (here / "r.md").read_text()
 
 
-def _state_line(path, seed, kata_status):
+def _state_line(path, seed, kata_status, state=None, sign=True):
+    """A state line for `path`'s workspace as it is now, signed with `state`'s key (as the grader would)."""
+    from checker import grade as grading
+
+    workspace = grading.open_workspace(path)
+    key = list(workspace.key)
+    key[1] = seed
     checks = [{"kata": kata, "file": f"{path.name}/katas/x.py", "status": status, "bugs": [], "tests": [],
-               "seconds": 0.5} for kata, status in kata_status.items()]
-    return json.dumps({"path": str(path.resolve()), "seed": seed, "katas": checks})
+               "seconds": 0.5, "sha256": None, "review": [], "unverified": []} for kata, status in kata_status.items()]
+    entry = {"key": json.dumps(tuple(key)), "path": key[0], "seed": seed, "katas": checks}
+    mac = grading._sign(grading.state_key(state or path.parent / DEFAULT_STATE), entry) if sign else "0" * 64
+    return json.dumps({"entry": entry, "mac": mac})
 
 
 def test_resume_skips_finished_workspaces(batch, here):
     # an interrupted batch: "untouched" finished (its line says passed, which a new grading would not),
     # then the process died while writing the next line
     state = here / "grades.md.state.jsonl"
-    state.write_text(_state_line(batch["untouched"], 5, {"01": "passed", "03": "passed"}) + "\n"
-                     + '{"path": "' + str(batch["solved"].resolve()) + '", "seed": 5, "kat')
+    state.write_text(_state_line(batch["untouched"], 5, {"01": "passed", "03": "passed"}, state) + "\n"
+                     + '{"entry": {"path": "' + str(batch["solved"].resolve()) + '", "seed": 5, "kat')
     result = run("grade", "untouched", "solved", "--resume", "--report", "grades.md", "--json")
     assert result.exit_code == 0, result.output
     assert statuses(json.loads(result.stdout)) == {"untouched": {"01": "passed", "03": "passed"},
@@ -281,6 +296,7 @@ def test_resume_skips_finished_workspaces(batch, here):
     assert "1 workspaces finished in an earlier run" in result.stderr  # --json: stdout holds the JSON only
     lines = state.read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line) for line in lines)  # the cut line is gone
+    assert (here / "grades.md.state.jsonl.key").stat().st_mode & 0o077 == 0  # the key: this user's only
 
     text = run("grade", "untouched", "solved", "--resume", "--report", "grades.md")
     assert "2 of them finished in an earlier run" in text.output
@@ -305,9 +321,7 @@ def test_without_resume_the_state_starts_afresh(batch, here):
 @pytest.mark.parametrize("args, words", [
     (["grade", "nowhere"], "no such folder: nowhere"),
     (["grade", "empty"], "empty has no katas/ folder"),
-    (["grade", "nokatas"], "nokatas/katas holds no kata file"),
-    (["grade", "broken"], "kata-pack.json: not a kata pack manifest"),
-    (["grade", "nokatas", "--report", "missing/r.md"], "nokatas/katas holds no kata file"),
+    (["grade", "nokatas", "--report", "missing/r.md"], "no such folder for the report: missing"),
     (["pack", "full"], "full already exists and is not an empty folder"),
     (["pack", "new", "--katas", "01,09"], "unknown kata '09'"),
     (["pack", "new", "--katas", ","], "--katas takes kata ids"),

@@ -23,9 +23,11 @@ from checker.cli.common import UsageProblem, echo, find_kata
 def pack(folder, kata_keys, seed, minutes):
     """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
 
-    The pack holds no reference, hidden test, bug catalogue or quiz answer. Its manifest,
-    kata-pack.json, records the katas and the seed that `kata grade` uses. The same katas
-    and seed give the same pack, byte for byte.
+    The pack holds no reference, hidden test, bug catalogue or quiz answer. What was issued
+    (katas, seed, version, time, each stub's SHA-256) is appended to kata-roster.jsonl beside
+    DIR, on your side: `kata grade` takes the katas and seed from there, and only compares the
+    pack's own kata-pack.json (which the candidate can edit) with it. The same katas and seed
+    give the same pack, byte for byte.
 
     Example:
 
@@ -67,13 +69,20 @@ def _kata_list(text):
               help="Write the Markdown report here (the state file goes beside it).")
 @click.option("--resume", is_flag=True, help="Skip the workspaces an interrupted run already graded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
-def grade(folders, seed, jobs, timeout, report_path, resume, as_json):
-    """Grade candidates' workspaces with the hidden tests, in parallel, each kata in its sandbox.
+@click.option("--roster", type=click.Path(path_type=Path, dir_okay=False),
+              help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace]")
+@click.option("--insecure", is_flag=True, help="Grade even where the sandbox cannot fully isolate candidate code.")
+def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure):
+    """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
-    Each workspace is graded on the katas and seed of its kata-pack.json (a folder without one: every
-    kata file in its katas/, default seed). Finished workspaces are saved at once in a state file
-    (PATH.state.jsonl beside --report, else kata-grade.state.jsonl here): after an interruption,
-    --resume grades only the rest. Without --resume an earlier state file is started afresh.
+    Each workspace is graded on the katas and seed `kata pack` recorded in its roster; a kata-pack.json
+    that disagrees is flagged, never obeyed (a folder with no record: its manifest's, else every kata
+    file in its katas/ with the default seed, flagged "unrostered"). Kata files that are links leaving
+    the workspace or not regular files are refused and flagged; a broken workspace is one error row.
+    Finished workspaces are saved at once in a signed state file (PATH.state.jsonl beside --report,
+    else kata-grade.state.jsonl here): after an interruption, --resume grades only the rest, and again
+    any workspace whose files changed. Without --resume an earlier state file is started afresh.
+    Refuses to run where candidate code cannot be fully isolated, unless --insecure.
     Exit code 0 once the batch is graded, whatever the candidates scored; 2 for a usage mistake.
 
     Example:
@@ -89,11 +98,19 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json):
     from checker.sandbox import Limits
 
     try:
-        workspaces = [grading.open_workspace(folder, seed) for folder in folders]
+        workspaces = [grading.open_workspace(folder, seed, roster) for folder in folders]
     except grading.GradeError as error:
         raise UsageProblem(str(error)) from None
     if report_path and not report_path.parent.is_dir():
         raise UsageProblem(f"no such folder for the report: {report_path.parent}")
+    limits = Limits(seconds=timeout, message_bytes=16 * 2**20, strict=not insecure)
+    isolation = {**grading.probe_isolation(limits), "insecure": insecure}
+    if isolation["level"] != "full":
+        missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
+        if not insecure:
+            raise click.ClickException(f"candidate code cannot be fully isolated here ({missing}): grades could be "
+                                       "forged. Grade on Linux with Landlock, or accept it with --insecure")
+        click.echo(f"warning: reduced isolation ({missing}): the report says so", err=True)
     state = grading.state_path(report_path)
     jobs = jobs or os.cpu_count() or 1
     show_progress = sys.stderr.isatty()
@@ -104,8 +121,8 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json):
     if not resume and grading.holds_a_batch(state):
         click.echo(f"note: {state} holds an earlier batch; starting afresh (--resume would continue it)", err=True)
     try:
-        result = grading.grade(workspaces, Limits(seconds=timeout), jobs, state, resume,
-                               progress if show_progress else None)
+        result = grading.grade(workspaces, limits, jobs, state, resume, progress if show_progress else None,
+                               isolation)
     except grading.GradeError as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:

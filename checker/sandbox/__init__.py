@@ -133,6 +133,7 @@ class Sandbox:
         self._wire = None
         self._pending = b""
         self._isolation = None
+        self.claims = 0  # answers carrying figures the child measured about itself (see `measure`)
 
     def _copy(self, path, data):
         copy = self.folder / path.name
@@ -180,8 +181,10 @@ class Sandbox:
         """Call, counting the work done with the arguments at positions `counted` (weights).
 
         Returns (result, {"weight_work": multiply-adds with those weights, "peak_bytes": the most
-        memory the call held at once}): deterministic measures of cost, where a stopwatch is not.
+        memory the call held at once}): deterministic measures of cost, where a stopwatch is not. They are
+        counted in the learner's own process, so they are its claims (`claims` counts them).
         """
+        self.claims += 1
         wire = self._codec()
         request, blobs = self._call_request("call", name, args, kwargs, target)
         request["counted"] = list(counted)
