@@ -54,10 +54,10 @@ def parse_sizes(text):
 def run(kata, path, sizes):
     """Measure the file at `path` against plain attention at each n_k in `sizes`: a list of Rows."""
     table_mb = N_Q * max(sizes) * 4 * 4 / 2**20  # plain attention's table and its temporaries, float32
-    with Sandbox(CHILD, Limits(seconds=600, memory_mb=1024 + int(table_mb))) as sandbox:
+    with Sandbox(CHILD, Limits(seconds=600, memory_mb=1024 + int(table_mb)), also=[path]) as sandbox:
         try:
-            sandbox.load(["run"])
-            found = sandbox.call("run", (str(Path(path).resolve()), list(sizes), N_Q, D, BLOCK_SIZE, REPEATS, SEED))
+            sandbox.load(["run"])  # the child reads its private copy of the file only
+            found = sandbox.call("run", (sandbox.private_path(path), list(sizes), N_Q, D, BLOCK_SIZE, REPEATS, SEED))
         except LearnerError as error:
             finish = f" (finish the kata first: `kata check {kata.id}`)" if error.not_implemented else ""
             raise BenchError(f"your code raised {error}{finish}") from None
