@@ -232,6 +232,11 @@ def test_resume_ignores_a_line_it_did_not_sign_and_regrades_a_changed_file(batch
     result = run("grade", name, "--resume", "--json", "--report", "grades.md")
     assert json.loads(result.stdout)["workspaces"][0]["katas"] == entry["katas"]
     assert "1 workspaces finished in an earlier run" in result.stderr
+    kata_file = batch["here"] / name / "katas" / "01_scores.py"
+    kata_file.write_text(kata_file.read_text() + "\n# changed after grading\n")
+    again = run("grade", name, "--resume", "--json", "--report", "grades.md")
+    assert "finished in an earlier run" not in again.stderr  # a changed file is graded again
+    assert json.loads(again.stdout)["workspaces"][0]["katas"][0]["sha256"] == sha(kata_file)
 
 
 # --- controls: each attack works outside the grader -------------------------------------------------
