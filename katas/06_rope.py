@@ -42,6 +42,7 @@ def rope(x, positions, base=10000.0):
     # TODO: work on new arrays; positions may be (n,) or (b, 1, n): let broadcasting line them up with x.
     raise NotImplementedError("kata 06: write rope")
 
+
 def rope_attention(q, k, v, base=10000.0):
     """Causal attention of t new queries over n_k keys, with RoPE on queries and keys (never values).
 
