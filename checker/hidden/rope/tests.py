@@ -1,0 +1,346 @@
+"""Hidden tests for kata 06: rope(x, positions, base) and rope_attention(q, k, v, base).
+
+Shapes hide nothing: b > 1, h > 1, d != n, d/2 odd and even, t < n_k. rope is first probed with one-hot rows
+(rope of channel j alone shows which channel j turned into, and by what angle), so a wrong pairing, frequency
+or direction is named with the channels and angles it used; then values against the reference on random
+positions, per-row positions of a left-padded batch, positions up to 65 536 and float32 input, and the
+relative-position property. The tolerance accepts angles computed in float32 (as Hugging Face does): it grows
+with each angle. rope_attention is checked with t = n_k, a decode step (t = 1) and a chunk (1 < t < n_k).
+"""
+
+import numpy as np
+
+from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies
+from checker.sandbox import LearnerError
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, expect_precision, \
+    first_difference, one_array, tolerance
+
+API = {"rope": ("x", "positions", "base"), "rope_attention": ("q", "k", "v", "base")}
+EPS32 = float(np.finfo(np.float32).eps)
+# float32 angles (Hugging Face's inv_freq and cos/sin cache) are off by a few float32 roundings of the angle
+# itself: up to 6 of them measured over d = 4..128 and bases 100..500 000, so 12 leaves room and stays far below
+# what a catalogued bug changes (a radian, at the positions tested).
+ANGLE_ROUNDINGS = 12
+CONTRACT = ("out[i] = x[i] cos a - x[i + d/2] sin a, out[i + d/2] = x[i + d/2] cos a + x[i] sin a, "
+            "a = p * base ** (-2i / d)")
+
+
+# --- running and comparing -------------------------------------------------------------------------------
+
+def _rope_call(x, positions, base):
+    return call_text("rope", x=x, positions=np.asarray(positions), **({} if base is None else {"base": base}))
+
+
+def _run_rope(kata, x, positions, base=None):
+    """The learner's rope(x, positions[, base]) as an array of x's shape, and the call as text."""
+    call = _rope_call(x, positions, base)
+    got = kata.rope(x, positions) if base is None else kata.rope(x, positions, base)
+    got = one_array(got, call)
+    if got.shape != np.shape(x):
+        raise Failure(f"{call} returned shape {got.shape}, expected {np.shape(x)}: rope keeps x's shape")
+    if got.dtype.kind != "f":
+        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
+    return got, call
+
+
+def rope_tolerance(x, positions, base):
+    """(rtol, atol) for rope(x, positions, base): float32 arithmetic anywhere, and angles rounded in float32.
+
+    atol is an array of the output's shape: each pair's error is at most its angle's error times the
+    pair's length, and the angle's error grows with the angle (with the position)."""
+    x = np.asarray(x, np.float64)
+    d = x.shape[-1]
+    rtol, atol = tolerance(x.astype(np.float32))  # float32 arithmetic is always honest
+    angles = np.abs(np.asarray(positions, np.float64))[..., None] * frequencies(d, base)  # (..., n, d/2)
+    length = np.hypot(x[..., :d // 2], x[..., d // 2:])  # (..., n, d/2)
+    slack = ANGLE_ROUNDINGS * EPS32 * np.maximum(angles, 1) * length  # (..., n, d/2)
+    return rtol, atol + np.broadcast_to(np.concatenate([slack, slack], axis=-1), x.shape)
+
+
+def _expect_rope(got, x, positions, base, call, why=""):
+    """Fail unless got is rope(x, positions, base); name the bug whose output it is."""
+    base = 10000.0 if base is None else base
+    expect_precision(got, (x,), call)
+    want = ROPE_REFERENCE(np.asarray(x, np.float64), positions, base)
+    rtol, atol = rope_tolerance(x, positions, base)
+    if close(got, want, rtol, atol).all():
+        return
+    detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
+    nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
+    matched = Suspects(ROPE_VARIANTS, np.asarray(x, np.float64), np.asarray(positions), base).match(got, want, rtol,
+                                                                                                     atol)
+    if matched:
+        raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
+    raise Failure(f"{detail}: {why or CONTRACT}", nonfinite=nonfinite)
+
+
+def ROPE_REFERENCE(x, positions, base):  # noqa: N802 - the trusted formula, float64
+    from checker.hidden.rope.variants import right
+
+    return right(x, positions, base)
+
+
+def _check_rope(kata, x, positions, base=None, why=""):
+    got, call = _run_rope(kata, x, positions, base)
+    _expect_rope(got, x, positions, base, call, why)
+
+
+# --- probing with one-hot rows: which channel turned into which, by what angle ---------------------------
+
+class Probe:
+    """rope of the one-hot rows e_0 ... e_{d-1} at one position: row j of `turned` is where channel j went."""
+
+    def __init__(self, kata, d, position, base=None):
+        self.d, self.position, self.base = d, position, base
+        x = np.eye(d)[:, None, :]  # (d, 1, d): one example per channel, one position
+        got, self.call = _run_rope(kata, x, [position], base)
+        self.turned = np.asarray(got, np.float64)[:, 0, :]  # (d, d)
+        self.noise = 1e-4  # float32 inside is honest: anything below this is rounding
+
+    def partners(self):
+        """For each channel, the other channel it turned into the most (None if it stayed put)."""
+        off = np.abs(self.turned) * (1 - np.eye(self.d))
+        return [int(np.argmax(row)) if row.max() > self.noise else None for row in off]
+
+    def is_identity(self):
+        return close(self.turned, np.eye(self.d), 0, self.noise).all()
+
+    def pairing_failure(self):
+        """A Failure naming rope-wrong-pairing when some channel turned into another than j +- d/2, else None."""
+        half = self.d // 2
+        for channel, partner in enumerate(self.partners()):
+            want = (channel + half) % self.d
+            if partner is not None and partner != want:
+                return Failure(f"{self.call} with x the one-hot rows of channels 0 ... {self.d - 1}: channel {channel} "
+                               f"was rotated with channel {partner}; the contract pairs channel {channel} with channel "
+                               f"{'d/2 = ' if channel < half else ''}{want}"
+                               f"{'' if channel < half else f' (= {channel} - d/2)'} (half-split, as Llama / GPT-NeoX "
+                               "rotate_half, not channels 2i and 2i + 1)", "rope-wrong-pairing", exact=True)
+        return None
+
+    def pair(self, i):
+        """(cos, sin) that pair i applied to its first channel, and to its second: equal for a rotation."""
+        half = self.d // 2
+        t = self.turned
+        return (t[i, i], t[i, i + half]), (t[i + half, i + half], -t[i + half, i])
+
+
+def _radians(value):
+    return f"{value:.4g}"
+
+
+def _angles_text(values):
+    return "[" + ", ".join(_radians(v) for v in values) + "]"
+
+
+# --- rope: shape first ----------------------------------------------------------------------------------
+
+def test_rope_shape(kata, rng):
+    x = rng.normal(size=(2, 3, 5, 8))
+    got, call = _run_rope(kata, x, np.arange(3, 8))
+    if got.shape != x.shape:
+        raise Failure(f"{call} returned shape {got.shape}, expected {x.shape}")
+
+
+# --- rope: the pairing, the frequencies and the direction, seen on one-hot rows ------------------------
+
+@bug("rope-wrong-pairing")
+def test_pairing_is_half_split(kata, ref, rng):
+    for d in (8, 6):  # d/2 even and odd
+        failure = Probe(kata, d, 1).pairing_failure()
+        if failure:
+            raise failure
+    x = rng.normal(size=(2, 3, 4, 10))
+    _check_rope(kata, x, np.array([1, 7, 2, 30]))
+
+
+@bug("rope-wrong-frequency")
+def test_frequencies(kata, ref, rng):
+    d = 8
+    probe = Probe(kata, d, 1)
+    failure = probe.pairing_failure()
+    if failure:
+        raise failure
+    theta = frequencies(d, 10000.0)
+    first, second = zip(*(probe.pair(i) for i in range(d // 2)))
+    rotation = all(close(np.array(a), np.array(b), 1e-4, 1e-4).all() for a, b in zip(first, second))
+    at_zero = Probe(kata, d, 0)
+    if rotation and at_zero.is_identity() and not probe.is_identity():
+        got = np.array([np.arctan2(s, c) for c, s in first])  # the angle of each pair at position 1
+        right = close(np.cos(got), np.cos(theta), 1e-4, 1e-4) & close(np.sin(got), np.sin(theta), 1e-4, 1e-4)
+        backwards = close(np.cos(got), np.cos(theta), 1e-4, 1e-4) & close(np.sin(got), -np.sin(theta), 1e-4, 1e-4)
+        if not right.all() and not backwards.all():
+            default = f"{probe.call} (d = {d}, base 10000)"
+            raise Failure(f"{default}: the pairs turned by {_angles_text(got)} radians at position 1, expected "
+                          f"theta_i = 10000 ** (-2i / {d}) = {_angles_text(theta)}: pair {int(np.flatnonzero(~right)[0])} "
+                          "turns at the wrong frequency; theta_i = base ** (-2i / d), i = 0 ... d/2 - 1",
+                          "rope-wrong-frequency", exact=True)
+    x = rng.normal(size=(3, 5, 12))
+    _check_rope(kata, x, np.array([0, 3, 11, 40, 200]), base=500.0)
+
+
+@bug("rope-rotation-sign")
+def test_rotation_direction(kata, ref, rng):
+    d = 8
+    probe = Probe(kata, d, 1)
+    failure = probe.pairing_failure()
+    if failure:
+        raise failure
+    half = d // 2
+    (c, s), (c2, s2) = probe.pair(0)  # theta_0 = 1: one radian at position 1
+    want = np.cos(1.0), np.sin(1.0)
+    if close(np.array([c, c2]), np.array([want[0]] * 2), 1e-4, 1e-4).all() and \
+            not close(np.array([s, s2]), np.array([want[1]] * 2), 1e-4, 1e-4).all() and \
+            close(np.abs([s, s2]), np.array([want[1]] * 2), 1e-4, 1e-4).all():
+        raise Failure(f"{probe.call}: channel 0 alone came back as {_radians(c)} in channel 0 and "
+                      f"{_radians(probe.turned[0, half])} in channel {half}, channel {half} alone as "
+                      f"{_radians(probe.turned[half, 0])} in channel 0; expected cos 1 = {_radians(want[0])}, "
+                      f"+sin 1 = {_radians(want[1])} and -sin 1 = {_radians(-want[1])}: the rotation goes the wrong "
+                      f"way; {CONTRACT}", "rope-rotation-sign", exact=True)
+    x = rng.normal(size=(2, 2, 5, 6))
+    _check_rope(kata, x, np.array([0, 1, 2, 9, 25]))
+
+
+# --- rope: values --------------------------------------------------------------------------------------
+
+def test_rope_values(kata, ref, rng):
+    x = rng.normal(size=(2, 3, 6, 10))
+    positions = rng.choice(300, size=6, replace=False)  # any integers, in any order
+    _check_rope(kata, x, positions)
+    _check_rope(kata, rng.normal(size=(3, 4, 14)), rng.choice(1000, size=4, replace=False), base=500.0)
+
+
+@bug("rope-no-offset")
+def test_positions_are_used(kata, ref, rng):
+    x = rng.normal(size=(2, 4, 6))
+    _check_rope(kata, x, np.arange(20, 24), why="each row turns by its own position, here 20, 21, 22, 23")
+    _check_rope(kata, rng.normal(size=(2, 1, 8)), np.array([37]), why="the one row is at position 37")
+
+
+def test_per_row_positions(kata, ref, rng):
+    pads = np.array([2, 0, 3])  # a left-padded batch: each example's tokens start after its padding
+    positions = np.maximum(np.arange(6) - pads[:, None], 0)[:, None, :]  # (b, 1, n)
+    _check_rope(kata, rng.normal(size=(3, 2, 6, 8)), positions,
+                why="positions (b, 1, n) give each example its own positions (broadcast over the heads)")
+    _check_rope(kata, rng.normal(size=(3, 6, 8)), positions[:, 0, :],
+                why="positions (b, n) give each example its own positions")
+    steps = np.array([17, 5, 40])[:, None, None]  # one decode step each, at different lengths
+    _check_rope(kata, rng.normal(size=(3, 2, 1, 8)), steps, why="positions (b, 1, 1): one position per example")
+
+
+def test_large_positions(kata, ref, rng):
+    positions = np.array([0, 1, 4095, 32768, 65535, 65536])
+    for base, dtype in ((10000.0, np.float64), (500000.0, np.float64), (10000.0, np.float32)):
+        x = rng.normal(size=(2, 6, 16)).astype(dtype)
+        _check_rope(kata, x, positions, base, why="angles of tens of thousands of radians: compute them in float64, or "
+                    "in float32 (as Hugging Face does); never in float16, and never positions in int16")
+
+
+def test_float32(kata, ref, rng):
+    x = rng.normal(size=(2, 3, 7, 12)).astype(np.float32)
+    _check_rope(kata, x, rng.choice(64, size=7, replace=False))
+
+
+def test_relative_position_property(kata, ref, rng):
+    """rope(q, m) . rope(k, n) depends only on n - m: the same q and k at several shifts score alike."""
+    d = 10
+    q, k = rng.normal(size=d), rng.normal(size=d)
+    for shift, starts in ((7, (0, 50, 1000, 3)), (-3, (3, 103, 4000, 9))):
+        m = np.array(starts)
+        queries, keys = np.tile(q, (len(m), 1)), np.tile(k, (len(m), 1))  # (4, d): the same q and k at each row
+        q_got, q_call = _run_rope(kata, queries, m)
+        k_got, k_call = _run_rope(kata, keys, m + shift)
+        scores = np.sum(np.asarray(q_got, np.float64) * np.asarray(k_got, np.float64), axis=-1)  # (4,)
+        if not close(scores, np.full_like(scores, scores[0]), 1e-4, 1e-4 * np.abs(q).sum() * np.abs(k).sum()).all():
+            raise Failure(f"{q_call} . {k_call}, the same q and k on every row, scored "
+                          f"{', '.join(f'{s:.5g}' for s in scores)} at (m, n) = "
+                          f"{', '.join(f'({a}, {a + shift})' for a in m)}: with n - m = {shift} each time they "
+                          "must score alike, the rotated q . k depends only on the distance n - m; turn each pair by "
+                          "a rotation (cos and sin of one angle, with the signs of the contract)")
+        _expect_rope(q_got, queries, m, None, q_call)
+        _expect_rope(k_got, keys, m + shift, None, k_call)
+
+
+# --- rope_attention ------------------------------------------------------------------------------------
+
+def _attention_call(q, k, v):
+    return call_text("rope_attention", q=q, k=k, v=v)
+
+
+def _check_attention(kata, ref, q, k, v, why=""):
+    call = _attention_call(q, k, v)
+    got = one_array(kata.rope_attention(q, k, v), call)
+    want = ref.rope_attention(*(np.asarray(a, np.float64) for a in (q, k, v)))
+    if got.shape != want.shape:
+        raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: (..., t, d_v), one row per query")
+    expect_precision(got, (q, k, v), call)
+    rtol, atol = tolerance(*(np.asarray(a, np.float32) for a in (q, k, v)))
+    atol = max(atol, rtol * float(np.abs(v).max()))  # out mixes values: its rounding scales with them
+    if close(got, want, rtol, atol).all():
+        return
+    detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
+    inputs = [np.asarray(a, np.float64) for a in (q, k, v)]
+    matched = Suspects(ATTENTION_VARIANTS, *inputs, 10000.0).match(got, want, rtol, atol)
+    nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
+    if matched:
+        raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
+    raise Failure(f"{detail}: {why or 'softmax(rope(q) . rope(k) / sqrt(d), causal bottom-right) @ v'}",
+                  nonfinite=nonfinite)
+
+
+def _qkv(rng, lead, t, n_k, d, d_v):
+    return rng.normal(size=(*lead, t, d)), rng.normal(size=(*lead, n_k, d)), rng.normal(size=(*lead, n_k, d_v))
+
+
+def test_attention_shape(kata, ref, rng):
+    q, k, v = _qkv(rng, (2, 3), 4, 6, 8, 6)
+    call = _attention_call(q, k, v)
+    got = one_array(kata.rope_attention(q, k, v), call)
+    if got.shape != (2, 3, 4, 6):
+        raise Failure(f"{call} returned shape {got.shape}, expected (2, 3, 4, 6): (..., t, d_v)")
+
+
+def test_attention_prefill(kata, ref, rng):
+    _check_attention(kata, ref, *_qkv(rng, (2, 3), 6, 6, 8, 4), why="t = n_k: query i is position i")
+
+
+@bug("rope-no-offset")
+def test_attention_decode_step(kata, ref, rng):
+    _check_attention(kata, ref, *_qkv(rng, (2, 2), 1, 9, 8, 6),
+                     why="one new query over 9 keys: it is position 8, turned by 8 * theta, and sees every key")
+
+
+@bug("mask-top-left")
+def test_attention_chunk(kata, ref, rng):
+    _check_attention(kata, ref, *_qkv(rng, (3, 2), 3, 8, 6, 4),
+                     why="3 new queries over 8 keys: query i is position 5 + i and sees keys 0 ... 5 + i")
+
+
+@bug("rope-rotates-values")
+def test_values_are_not_rotated(kata, ref, rng):
+    _check_attention(kata, ref, *_qkv(rng, (2, 2), 5, 5, 8, 8), why="values are mixed as they are, never rotated")
+
+
+def test_attention_float32(kata, ref, rng):
+    q, k, v = (a.astype(np.float32) for a in _qkv(rng, (2, 2), 2, 7, 10, 6))
+    _check_attention(kata, ref, q, k, v)
+
+
+@bug("mutates-input")
+def test_inputs_unchanged(kata, rng):
+    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
+        x, positions = rng.normal(size=(2, 3, 5, 8)).astype(dtype), np.arange(4, 9)
+        _, after = kata.rope.keeping_args(x.copy(), positions.copy())
+        _expect_unchanged(_rope_call(x, positions, None), ("x", "positions"), (x, positions), after)
+        q, k, v = (a.astype(dtype) for a in _qkv(rng, (2, 2), 3, 6, 8, 6))
+        _, after = kata.rope_attention.keeping_args(q.copy(), k.copy(), v.copy())
+        _expect_unchanged(_attention_call(q, k, v), ("q", "k", "v"), (q, k, v), after)
+
+
+def _expect_unchanged(call, names, before, after):
+    for name, was, now in zip(names, before, after):
+        now = np.asarray(now)
+        if not np.array_equal(was, now):
+            change = f" ({changed(was, now)})" if now.shape == was.shape else ""
+            raise Failure(f"{call} changed its argument {name}{change}: work on new arrays, never the caller's",
+                          "mutates-input", exact=True)
