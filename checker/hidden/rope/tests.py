@@ -67,11 +67,17 @@ def _expect_rope(got, x, positions, base, call, why=""):
         return
     detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
-    matched = Suspects(ROPE_VARIANTS, np.asarray(x, np.float64), np.asarray(positions), base).match(got, want, rtol,
-                                                                                                     atol)
+    matched = _rope_suspect(got, np.asarray(x, np.float64), positions, base)
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
     raise Failure(f"{detail}: {why or CONTRACT}", nonfinite=nonfinite)
+
+
+def _rope_suspect(got, x, positions, base=10000.0):
+    """(bug id, why) when got is what a catalogued bug of rope outputs for (x, positions, base), else None."""
+    want = ROPE_REFERENCE(x, positions, base)
+    return Suspects(ROPE_VARIANTS, x, np.asarray(positions), base).match(np.asarray(got, np.float64), want,
+                                                                         *rope_tolerance(x, positions, base))
 
 
 def ROPE_REFERENCE(x, positions, base):  # noqa: N802 - the trusted formula, float64
@@ -163,7 +169,8 @@ def test_frequencies(kata, ref, rng):
         raise failure
     theta = frequencies(d, 10000.0)
     first, second = zip(*(probe.pair(i) for i in range(d // 2)))
-    rotation = all(close(np.array(a), np.array(b), 1e-4, 1e-4).all() for a, b in zip(first, second))
+    rotation = all(close(np.array(a), np.array(b), 1e-4, 1e-4).all() and abs(np.hypot(*a) - 1) < 1e-4
+                   for a, b in zip(first, second))  # each pair turned as a whole, its length kept
     at_zero = Probe(kata, d, 0)
     if rotation and at_zero.is_identity() and not probe.is_identity():
         got = np.array([np.arctan2(s, c) for c, s in first])  # the angle of each pair at position 1
@@ -188,15 +195,18 @@ def test_rotation_direction(kata, ref, rng):
         raise failure
     half = d // 2
     (c, s), (c2, s2) = probe.pair(0)  # theta_0 = 1: one radian at position 1
-    want = np.cos(1.0), np.sin(1.0)
-    if close(np.array([c, c2]), np.array([want[0]] * 2), 1e-4, 1e-4).all() and \
-            not close(np.array([s, s2]), np.array([want[1]] * 2), 1e-4, 1e-4).all() and \
-            close(np.abs([s, s2]), np.array([want[1]] * 2), 1e-4, 1e-4).all():
-        raise Failure(f"{probe.call}: channel 0 alone came back as {_radians(c)} in channel 0 and "
-                      f"{_radians(probe.turned[0, half])} in channel {half}, channel {half} alone as "
-                      f"{_radians(probe.turned[half, 0])} in channel 0; expected cos 1 = {_radians(want[0])}, "
-                      f"+sin 1 = {_radians(want[1])} and -sin 1 = {_radians(-want[1])}: the rotation goes the wrong "
-                      f"way; {CONTRACT}", "rope-rotation-sign", exact=True)
+    cos1, sin1 = np.cos(1.0), np.sin(1.0)
+    right_cos = close(np.array([c, c2]), np.array([cos1, cos1]), 1e-4, 1e-4).all()
+    flipped = [bool(close(-value, sin1, 1e-4, 1e-4)) for value in (s, s2)]  # which sine term has the wrong sign
+    if right_cos and any(flipped):
+        how = ("the rotation goes the wrong way (by -angle)" if all(flipped) else
+               f"the sine term of out[{'i' if flipped[1] else 'i + d/2'}] has the wrong sign, so the pair is not "
+               "even rotated")
+        raise Failure(f"{probe.call} with x the one-hot rows: channel 0 alone came back as {_radians(c)} in channel 0 "
+                      f"and {_radians(probe.turned[0, half])} in channel {half}; channel {half} alone as "
+                      f"{_radians(probe.turned[half, 0])} in channel 0. Expected cos 1 = {_radians(cos1)}, "
+                      f"+sin 1 = {_radians(sin1)} and -sin 1 = {_radians(-sin1)}: {how}; {CONTRACT}",
+                      "rope-rotation-sign", exact=True)
     x = rng.normal(size=(2, 2, 5, 6))
     _check_rope(kata, x, np.array([0, 1, 2, 9, 25]))
 
@@ -252,11 +262,13 @@ def test_relative_position_property(kata, ref, rng):
         k_got, k_call = _run_rope(kata, keys, m + shift)
         scores = np.sum(np.asarray(q_got, np.float64) * np.asarray(k_got, np.float64), axis=-1)  # (4,)
         if not close(scores, np.full_like(scores, scores[0]), 1e-4, 1e-4 * np.abs(q).sum() * np.abs(k).sum()).all():
-            raise Failure(f"{q_call} . {k_call}, the same q and k on every row, scored "
+            matched = _rope_suspect(q_got, queries, m) or _rope_suspect(k_got, keys, m + shift)
+            raise Failure((f"{q_call} . {k_call}, the same q and k on every row, scored "
                           f"{', '.join(f'{s:.5g}' for s in scores)} at (m, n) = "
                           f"{', '.join(f'({a}, {a + shift})' for a in m)}: with n - m = {shift} each time they "
-                          "must score alike, the rotated q . k depends only on the distance n - m; turn each pair by "
-                          "a rotation (cos and sin of one angle, with the signs of the contract)")
+                          "must score alike, the rotated q . k depends only on the distance n - m") +
+                          (f": {matched[1]}" if matched else "; turn each pair by a rotation (the cos and sin of one "
+                           "angle, with the signs of the contract)"), matched and matched[0], exact=bool(matched))
         _expect_rope(q_got, queries, m, None, q_call)
         _expect_rope(k_got, keys, m + shift, None, k_call)
 
