@@ -10,9 +10,9 @@ with each angle. rope_attention is checked with t = n_k, a decode step (t = 1) a
 
 import numpy as np
 
-from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies
-from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, expect_precision, \
+from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
+from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right
+from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, \
     first_difference, one_array, tolerance
 
 API = {"rope": ("x", "positions", "base"), "rope_attention": ("q", "k", "v", "base")}
@@ -26,22 +26,6 @@ CONTRACT = ("out[i] = x[i] cos a - x[i + d/2] sin a, out[i + d/2] = x[i + d/2] c
 
 
 # --- running and comparing -------------------------------------------------------------------------------
-
-def _rope_call(x, positions, base):
-    return call_text("rope", x=x, positions=np.asarray(positions), **({} if base is None else {"base": base}))
-
-
-def _run_rope(kata, x, positions, base=None):
-    """The learner's rope(x, positions[, base]) as an array of x's shape, and the call as text."""
-    call = _rope_call(x, positions, base)
-    got = kata.rope(x, positions) if base is None else kata.rope(x, positions, base)
-    got = one_array(got, call)
-    if got.shape != np.shape(x):
-        raise Failure(f"{call} returned shape {got.shape}, expected {np.shape(x)}: rope keeps x's shape")
-    if got.dtype.kind != "f":
-        raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
-    return got, call
-
 
 def rope_tolerance(x, positions, base):
     """(rtol, atol) for rope(x, positions, base): float32 arithmetic anywhere, and angles rounded in float32.
@@ -61,7 +45,7 @@ def _expect_rope(got, x, positions, base, call, why=""):
     """Fail unless got is rope(x, positions, base); name the bug whose output it is."""
     base = 10000.0 if base is None else base
     expect_precision(got, (x,), call)
-    want = ROPE_REFERENCE(np.asarray(x, np.float64), positions, base)
+    want = right(np.asarray(x, np.float64), positions, base)
     rtol, atol = rope_tolerance(x, positions, base)
     if close(got, want, rtol, atol).all():
         return
@@ -75,100 +59,21 @@ def _expect_rope(got, x, positions, base, call, why=""):
 
 def _rope_suspect(got, x, positions, base=10000.0):
     """(bug id, why) when got is what a catalogued bug of rope outputs for (x, positions, base), else None."""
-    want = ROPE_REFERENCE(x, positions, base)
+    want = right(x, positions, base)
     return Suspects(ROPE_VARIANTS, x, np.asarray(positions), base).match(np.asarray(got, np.float64), want,
                                                                          *rope_tolerance(x, positions, base))
 
 
-def ROPE_REFERENCE(x, positions, base):  # noqa: N802 - the trusted formula, float64
-    from checker.hidden.rope.variants import right
-
-    return right(x, positions, base)
-
-
 def _check_rope(kata, x, positions, base=None, why=""):
-    got, call = _run_rope(kata, x, positions, base)
+    got, call = run_rope(kata, x, positions, base)
     _expect_rope(got, x, positions, base, call, why)
-
-
-# --- probing with one-hot rows: which channel turned into which, by what angle ---------------------------
-
-class Probe:
-    """rope of the one-hot rows e_0 ... e_{d-1} at one position: row j of `turned` is where channel j went."""
-
-    def __init__(self, kata, d, position, base=None):
-        self.d, self.position, self.base = d, position, base
-        x = np.eye(d)[:, None, :]  # (d, 1, d): one example per channel, one position
-        got, self.call = _run_rope(kata, x, [position], base)
-        self.turned = np.asarray(got, np.float64)[:, 0, :]  # (d, d)
-        self.noise = 1e-4  # float32 inside is honest: anything below this is rounding
-
-    def partners(self):
-        """For each channel, the other channel it turned into the most (None if it stayed put)."""
-        off = np.abs(self.turned) * (1 - np.eye(self.d))
-        return [int(np.argmax(row)) if row.max() > self.noise else None for row in off]
-
-    def is_identity(self):
-        return close(self.turned, np.eye(self.d), 0, self.noise).all()
-
-    def pairing_failure(self):
-        """A Failure naming rope-wrong-pairing when some channel turned into another than j +- d/2, else None."""
-        half = self.d // 2
-        for channel, partner in enumerate(self.partners()):
-            want = (channel + half) % self.d
-            if partner is not None and partner != want:
-                return Failure(f"{self.call} with x the one-hot rows of channels 0 ... {self.d - 1}: channel {channel} "
-                               f"was rotated with channel {partner}; the contract pairs channel {channel} with channel "
-                               f"{'d/2 = ' if channel < half else ''}{want}"
-                               f"{'' if channel < half else f' (= {channel} - d/2)'} (half-split, as Llama / GPT-NeoX "
-                               "rotate_half, not channels 2i and 2i + 1)", "rope-wrong-pairing", exact=True)
-        return None
-
-    def channel_angles(self):
-        """The angle each output channel turned by, read from the one-hot rows (a rotation gives its pair's)."""
-        half, t = self.d // 2, self.turned
-        i = np.arange(half)
-        first = np.arctan2(-t[i + half, i], t[i, i])  # out[i] = x[i] cos - x[i + d/2] sin
-        second = np.arctan2(t[i, i + half], t[i + half, i + half])  # out[i + d/2] = x[i + d/2] cos + x[i] sin
-        return np.concatenate([first, second])
-
-    def interleaved_table_failure(self):
-        """rope-wrong-pairing when the channels turn by a cos/sin table laid out for interleaved pairs (angle of
-        channel c = p * theta_{c // 2}, np.repeat): pairs (i, i + d/2) whose two channels turn differently."""
-        got = self.channel_angles()
-        theta = frequencies(self.d, 10000.0 if self.base is None else self.base) * self.position
-        same = close(np.cos(got), np.cos(np.repeat(theta, 2)), 1e-4, 1e-4) & \
-            close(np.sin(got), np.sin(np.repeat(theta, 2)), 1e-4, 1e-4)
-        if not same.all() or close(np.repeat(theta, 2), np.concatenate([theta, theta]), 0, 1e-9).all():
-            return None
-        half = self.d // 2
-        i = next(i for i in range(half) if not np.isclose(got[i], got[i + half]))
-        return Failure(f"{self.call} with x the one-hot rows: channel {i} turned by {_radians(got[i])} radians and "
-                       f"its partner, channel {i + half}, by {_radians(got[i + half])}; the two channels of a pair "
-                       f"share one angle, theta_{i} = {_radians(theta[i])} here. The cos/sin table repeats each angle "
-                       "for channels 2i and 2i + 1 (np.repeat), which is the interleaved layout: for half-split "
-                       "pairs it is np.concatenate([angles, angles], -1)", "rope-wrong-pairing", exact=True)
-
-    def pair(self, i):
-        """(cos, sin) that pair i applied to its first channel, and to its second: equal for a rotation."""
-        half = self.d // 2
-        t = self.turned
-        return (t[i, i], t[i, i + half]), (t[i + half, i + half], -t[i + half, i])
-
-
-def _radians(value):
-    return f"{value:.4g}"
-
-
-def _angles_text(values):
-    return "[" + ", ".join(_radians(v) for v in values) + "]"
 
 
 # --- rope: shape first ----------------------------------------------------------------------------------
 
 def test_rope_shape(kata, rng):
     x = rng.normal(size=(2, 3, 5, 8))
-    got, call = _run_rope(kata, x, np.arange(3, 8))
+    got, call = run_rope(kata, x, np.arange(3, 8))
     if got.shape != x.shape:
         raise Failure(f"{call} returned shape {got.shape}, expected {x.shape}")
 
@@ -198,12 +103,12 @@ def test_frequencies(kata):
     at_zero = Probe(kata, d, 0)
     if rotation and at_zero.is_identity() and not probe.is_identity():
         got = np.array([np.arctan2(s, c) for c, s in first])  # the angle of each pair at position 1
-        right = close(np.cos(got), np.cos(theta), 1e-4, 1e-4) & close(np.sin(got), np.sin(theta), 1e-4, 1e-4)
+        matches = close(np.cos(got), np.cos(theta), 1e-4, 1e-4) & close(np.sin(got), np.sin(theta), 1e-4, 1e-4)
         backwards = close(np.cos(got), np.cos(theta), 1e-4, 1e-4) & close(np.sin(got), -np.sin(theta), 1e-4, 1e-4)
-        if not right.all() and not backwards.all():
+        if not matches.all() and not backwards.all():
             default = f"{probe.call} (d = {d}, base 10000)"
-            raise Failure(f"{default}: the pairs turned by {_angles_text(got)} radians at position 1, expected "
-                          f"theta_i = 10000 ** (-2i / {d}) = {_angles_text(theta)}: pair {int(np.flatnonzero(~right)[0])} "
+            raise Failure(f"{default}: the pairs turned by {angles_text(got)} radians at position 1, expected "
+                          f"theta_i = 10000 ** (-2i / {d}) = {angles_text(theta)}: pair {int(np.flatnonzero(~matches)[0])} "
                           "turns at the wrong frequency; theta_i = base ** (-2i / d), i = 0 ... d/2 - 1",
                           "rope-wrong-frequency", exact=True)
 
@@ -224,15 +129,15 @@ def test_rotation_direction(kata):
         how = ("the rotation goes the wrong way (by -angle)" if all(flipped) else
                f"the sine term of out[{'i' if flipped[1] else 'i + d/2'}] has the wrong sign, so the pair is not "
                "even rotated")
-        raise Failure(f"{probe.call} with x the one-hot rows: channel 0 alone came back as {_radians(c)} in channel 0 "
-                      f"and {_radians(probe.turned[0, half])} in channel {half}; channel {half} alone as "
-                      f"{_radians(probe.turned[half, 0])} in channel 0. Expected cos 1 = {_radians(cos1)}, "
-                      f"+sin 1 = {_radians(sin1)} and -sin 1 = {_radians(-sin1)}: {how}; {CONTRACT}",
+        raise Failure(f"{probe.call} with x the one-hot rows: channel 0 alone came back as {radians(c)} in channel 0 "
+                      f"and {radians(probe.turned[0, half])} in channel {half}; channel {half} alone as "
+                      f"{radians(probe.turned[half, 0])} in channel 0. Expected cos 1 = {radians(cos1)}, "
+                      f"+sin 1 = {radians(sin1)} and -sin 1 = {radians(-sin1)}: {how}; {CONTRACT}",
                       "rope-rotation-sign", exact=True)
     at_zero = Probe(kata, d, 0).turned
     if close(np.array([at_zero[0, 0], at_zero[0, half]]), np.array([0.0, 1.0]), 1e-4, 1e-4).all():
-        raise Failure(f"rope of the one-hot row of channel 0 at position 0 came back as {_radians(at_zero[0, 0])} in "
-                      f"channel 0 and {_radians(at_zero[0, half])} in channel {half}, expected 1 and 0: position 0 "
+        raise Failure(f"rope of the one-hot row of channel 0 at position 0 came back as {radians(at_zero[0, 0])} in "
+                      f"channel 0 and {radians(at_zero[0, half])} in channel {half}, expected 1 and 0: position 0 "
                       "turns nothing, but here every pair turned a quarter turn, so sin and cos are swapped; "
                       f"{CONTRACT}", "rope-rotation-sign", exact=True)
 
@@ -285,8 +190,8 @@ def test_relative_position_property(kata, ref, rng):
     for shift, starts in ((7, (0, 50, 1000, 3)), (-3, (3, 103, 4000, 9))):
         m = np.array(starts)
         queries, keys = np.tile(q, (len(m), 1)), np.tile(k, (len(m), 1))  # (4, d): the same q and k at each row
-        q_got, q_call = _run_rope(kata, queries, m)
-        k_got, k_call = _run_rope(kata, keys, m + shift)
+        q_got, q_call = run_rope(kata, queries, m)
+        k_got, k_call = run_rope(kata, keys, m + shift)
         scores = np.sum(np.asarray(q_got, np.float64) * np.asarray(k_got, np.float64), axis=-1)  # (4,)
         if not close(scores, np.full_like(scores, scores[0]), 1e-4, 1e-4 * np.abs(q).sum() * np.abs(k).sum()).all():
             matched = _rope_suspect(q_got, queries, m) or _rope_suspect(k_got, keys, m + shift)
@@ -370,7 +275,7 @@ def test_inputs_unchanged(kata, rng):
     for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
         x, positions = rng.normal(size=(2, 3, 5, 8)).astype(dtype), np.arange(4, 9)
         _, after = kata.rope.keeping_args(x.copy(), positions.copy())
-        _expect_unchanged(_rope_call(x, positions, None), ("x", "positions"), (x, positions), after)
+        _expect_unchanged(rope_call(x, positions, None), ("x", "positions"), (x, positions), after)
         q, k, v = (a.astype(dtype) for a in _qkv(rng, (2, 2), 3, 6, 8, 6))
         _, after = kata.rope_attention.keeping_args(q.copy(), k.copy(), v.copy())
         _expect_unchanged(_attention_call(q, k, v), ("q", "k", "v"), (q, k, v), after)
