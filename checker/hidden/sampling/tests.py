@@ -1,0 +1,302 @@
+"""Hidden tests for kata 09: next_token_probs(logits, temperature, top_k, top_p) and sample_token(probs, u).
+
+Probabilities are built from chosen numbers (logits = log p, shuffled) so top_p can sit just below a
+cumulative boundary (the crossing token ends on it) and just past it; every sum sorted before a token
+stays >= 1e-5 from top_p, as SPEC promises. Rows of one batch keep different sets. u sits exactly on
+the boundaries of cumulative sums that are exact in binary, or in the middle of a token's slice.
+"""
+
+import numpy as np
+
+from checker.hidden.sampling.explain import BOUNDARY_GAP, compare, kept_text, nucleus_logits, rows_apart
+from checker.hidden.sampling.variants import SAMPLE_VARIANTS
+from checker.sandbox import LearnerError
+from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, one_array, show
+
+API = {"next_token_probs": ("logits", "temperature", "top_k", "top_p"), "sample_token": ("probs", "u")}
+
+
+def _run(kata, ref, logits, **options):
+    """The learner's probabilities, the right ones (from float64), and the call as text."""
+    call = call_text("next_token_probs", logits=np.asarray(logits), **options)
+    got = one_array(kata.next_token_probs(logits, **options), call)
+    return got, ref.next_token_probs(np.asarray(logits, np.float64), **options), call
+
+
+def _check(kata, ref, logits, why="", **options):
+    got, want, call = _run(kata, ref, logits, **options)
+    compare(got, want, call, logits, options, ref, why)
+    return got
+
+
+# --- shape first, then values ----------------------------------------------------------------------
+
+def test_shape_and_dtype(kata, ref, rng):
+    for shape in ((2, 3, 7), (7,)):
+        logits = rng.normal(size=shape)
+        got, want, call = _run(kata, ref, logits)
+        if got.shape != want.shape or got.dtype.kind != "f":
+            raise Failure(f"{call} returned {got.dtype} of shape {got.shape}, expected float probabilities of "
+                          f"shape {want.shape}: one per token, the leading dims kept")
+
+
+def test_plain_softmax(kata, ref, rng):
+    _check(kata, ref, rng.normal(size=(2, 3, 6)) * 2, why="with no option, the probabilities are the softmax of "
+                                                            "the logits")
+
+
+# --- temperature ---------------------------------------------------------------------------------
+
+@bug("temperature-multiplied")
+def test_temperature_sharpens(kata, ref, rng):
+    _check(kata, ref, rng.normal(size=(2, 7)) * 1.5, temperature=0.5,
+           why="temperature T divides the logits: softmax(logits / T)")
+
+
+@bug("temperature-after-softmax")
+def test_temperature_flattens(kata, ref, rng):
+    _check(kata, ref, rng.normal(size=(3, 6)) * 2, temperature=2.5,
+           why="temperature T divides the logits: softmax(logits / T)")
+
+
+# --- top-k ---------------------------------------------------------------------------------------
+
+@bug("top-k-off-by-one")
+def test_top_k(kata, ref, rng):
+    logits = rng.permuted(np.tile(np.linspace(-2, 2, 8), (2, 1)) + rng.uniform(0, 0.2, (2, 8)), axis=-1)
+    _check(kata, ref, logits, top_k=3, why="top_k = 3 keeps the 3 highest logits of each row")
+
+
+@bug("top-k-off-by-one")
+def test_top_k_one(kata, ref, rng):
+    logits = rng.normal(size=(2, 6))
+    _check(kata, ref, logits, temperature=0.8, top_k=1, why="top_k = 1 keeps only the highest logit")
+
+
+def test_top_k_keeps_all(kata, ref, rng):
+    logits = rng.normal(size=(2, 5)) * 2
+    for top_k in (5, 8, 0, None):
+        _check(kata, ref, logits, top_k=top_k, why="top_k None, 0 or >= V keeps every token")
+
+
+def test_top_k_ties(kata, ref):
+    logits = np.array([[3.0, 1.0, 2.0, 2.0, 0.0, -1.0],  # the 2nd and 3rd highest tie
+                       [0.5, 0.5, 0.5, 2.0, -1.0, 1.0]])  # top_k = 2 keeps 3 and 5 tokens
+    _check(kata, ref, logits, top_k=2, why="every logit tied with the k-th highest is kept too")
+    _check(kata, ref, logits[1], top_k=3, why="every logit tied with the k-th highest is kept too")
+
+
+# --- top-p ---------------------------------------------------------------------------------------
+
+PROBS = np.array([0.4, 0.3, 0.15, 0.1, 0.05])  # sums before each, most probable first: 0, .4, .7, .85, .95
+
+
+@bug("top-p-drops-crossing-token")
+def test_top_p_on_a_boundary(kata, ref, rng):
+    logits = nucleus_logits(rng, PROBS)
+    # 0.4 + 0.3 ends exactly on 0.7: just below it they are the nucleus; just past it 0.15 joins them
+    for top_p in (0.7 - BOUNDARY_GAP, 0.7 + BOUNDARY_GAP):
+        _check(kata, ref, logits, top_p=top_p)
+
+
+@bug("top-p-drops-crossing-token")
+def test_top_p_below_the_largest(kata, ref, rng):
+    logits = np.stack([nucleus_logits(rng, PROBS), nucleus_logits(rng, [0.25, 0.2, 0.2, 0.2, 0.15])])
+    got, want, call = _run(kata, ref, logits, top_p=0.1)
+    if got.shape == want.shape and not (np.nan_to_num(got) > 0).any(axis=-1).all():
+        raise Failure(f"{call} returned {show(got[0])} in row 0, expected {show(want[0])}: every token was "
+                      "removed; the most probable token always stays, even when top_p is below its probability",
+                      "top-p-drops-crossing-token", exact=True, nonfinite=not np.isfinite(got).all())
+    compare(got, want, call, logits, {"top_p": 0.1}, ref)
+
+
+@bug("top-p-unsorted")
+def test_top_p_most_probable_first(kata, ref, rng):
+    logits = nucleus_logits(rng, [0.05, 0.12, 0.33, 0.08, 0.22, 0.2], shuffle=False)
+    _check(kata, ref, logits, top_p=0.6)
+
+
+def test_top_p_ties(kata, ref):
+    logits = np.array([[1.0, 3.0, 1.0, 1.0, 0.0],  # p = .687, .093, .093, .093, .034
+                       [2.0, 1.0, 2.0, 0.0, 2.0]])  # three tied largest
+    _check(kata, ref, logits, top_p=0.75, why="ties sort by the lower index first (a stable sort)")
+    _check(kata, ref, logits, top_p=0.2, why="ties sort by the lower index first (a stable sort)")
+
+
+@bug("top-p-unsorted")
+def test_top_p_rows(kata, ref, rng):
+    logits = rows_apart(rng, (2, 3, 9), [[0.4, 1.0, 3.0], [2.0, 0.7, 5.0]], 0.8)
+    _check(kata, ref, logits, top_p=0.8)
+
+
+@bug("filter-before-temperature")
+def test_top_p_after_temperature(kata, ref, rng):
+    # at T = 2 the probabilities go as sqrt(p): .343, .243, .168, .137, .109; the nucleus of 0.6 holds three
+    logits = nucleus_logits(rng, [0.5, 0.25, 0.12, 0.08, 0.05])
+    _check(kata, ref, logits, temperature=2.0, top_p=0.6, why="top-p is measured after the temperature")
+
+
+def test_top_k_before_top_p(kata, ref, rng):
+    # top-k leaves [.3, .25] -> [.545, .455]; top-p 0.5 of that keeps one token (of the full softmax, two)
+    logits = nucleus_logits(rng, [0.3, 0.25, 0.2, 0.15, 0.1])
+    _check(kata, ref, logits, top_k=2, top_p=0.5, why="top-k first, then softmax, then top-p of that softmax")
+
+
+@bug("no-renormalize")
+def test_rows_sum_to_one(kata, ref, rng):
+    logits = rows_apart(rng, (2, 3, 8), [[1.0, 0.5, 2.0], [0.8, 3.0, 1.5]], 0.7, top_k=5)
+    _check(kata, ref, logits, top_k=5, top_p=0.7, why="the kept probabilities are renormalised to sum to 1")
+
+
+def test_removed_get_exactly_zero(kata, ref, rng):
+    logits = rng.normal(size=(2, 7))
+    for options in ({"top_k": 3}, {"top_p": 0.5}):
+        got, want, call = _run(kata, ref, logits, **options)
+        compare(got, want, call, logits, options, ref)
+        if (got[want == 0] != 0).any():
+            row = int(np.flatnonzero((got != 0) & (want == 0))[0] // got.shape[-1])
+            raise Failure(f"{call} returned {show(got[row], 6)} in row {row}, expected {show(want[row], 6)}: "
+                          "a removed token gets probability exactly 0 (it must never be drawn)")
+
+
+# --- stability, greedy, precision ------------------------------------------------------------------
+
+@bug("no-max-shift")
+def test_large_logits(kata, ref, rng):
+    for logits, options in ((rng.normal(size=(2, 6)) + [[1e4], [-1e4]], {"temperature": 0.5}),
+                            (np.array([1e4, -1e4, 0.0, 9999.0]), {"top_p": 0.9})):
+        got, want, call = _run(kata, ref, logits, **options)
+        if got.shape == want.shape and not np.isfinite(got).all():
+            small, _, _ = _run(kata, ref, logits - logits.max(axis=-1, keepdims=True), **options)
+            if np.isfinite(small).all():
+                raise Failure(f"{call} returned {show(got)}, expected {show(want)}: exp of logits near +-1e4 "
+                              "overflows to inf or underflows to 0, and inf/inf or 0/0 is NaN; logits shifted "
+                              "to a maximum of 0 come out right", "no-max-shift", exact=True, nonfinite=True)
+        compare(got, want, call, logits, options, ref)
+
+
+GREEDY = "temperature 0 is greedy: one-hot at the argmax, the lowest index on ties"
+
+
+@bug("greedy-nan")
+def test_greedy(kata, ref):
+    logits = np.array([[1.0, 3.0, 3.0, 0.0, -2.0], [-2.0, -1.0, -5.0, -1.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
+    for options in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.5}):
+        call = call_text("next_token_probs", logits=logits, **options)
+        try:
+            got = one_array(kata.next_token_probs(logits, **options), call)
+        except LearnerError as error:
+            if error.not_implemented:
+                raise
+            raise Failure(f"{call} raised {error}: {GREEDY}, never a division by 0", "greedy-nan",
+                          exact=True) from None
+        want = ref.next_token_probs(logits, **options)
+        if got.shape == want.shape and np.isnan(got).any():
+            raise Failure(f"{call} returned {show(got)}, expected {show(want)}: dividing by temperature 0 gives "
+                          f"inf and inf - inf = NaN; {GREEDY}", "greedy-nan", exact=True, nonfinite=True)
+        compare(got, want, call, logits, options, ref, GREEDY)
+
+
+def test_float32(kata, ref, rng):
+    logits = rows_apart(rng, (2, 9), [1.5, 3.0], 0.9, temperature=0.7, top_k=7, gap=1e-3).astype(np.float32)
+    _check(kata, ref, logits, temperature=0.7, top_k=7, top_p=0.9)
+
+
+@bug("mutates-input")
+def test_logits_unchanged(kata, rng):
+    for dtype in (np.float64, np.float32):
+        logits = rng.normal(size=(2, 6)).astype(dtype)
+        options = {"temperature": 0.5, "top_k": 4, "top_p": 0.8}
+        _, (after, *_) = kata.next_token_probs.keeping_args(logits.copy(), **options)
+        if not np.array_equal(np.asarray(after), logits):
+            raise Failure(f"{call_text('next_token_probs', logits=logits, **options)} changed its argument "
+                          f"logits ({changed(logits, np.asarray(after))}): work on a new array", "mutates-input",
+                          exact=True)
+
+
+# --- sample_token --------------------------------------------------------------------------------
+
+def _sample(kata, ref, probs, u):
+    call = call_text("sample_token", probs=np.asarray(probs), u=u if np.ndim(u) == 0 else np.asarray(u))
+    got = kata.sample_token(probs, u)
+    return got, ref.sample_token(np.asarray(probs, np.float64), u), call
+
+
+def _indices(got, want, call):
+    """The learner's indices as an int array of the right shape, or a Failure saying what came back."""
+    array = as_array(got, call)
+    if array.shape != np.shape(want) or array.dtype.kind not in "iu":
+        raise Failure(f"{call} returned {show(got)} ({array.dtype}, shape {array.shape}), expected "
+                      f"{show(want)}: an int array of shape probs.shape[:-1] = {np.shape(want)}")
+    return array
+
+
+def _compare_indices(got, want, call, probs, u, why="the smallest i with cumsum(probs)[i] > u"):
+    got = _indices(got, want, call)
+    if np.array_equal(got, want):
+        return
+    matched = Suspects(SAMPLE_VARIANTS, np.asarray(probs, np.float64), u).match(got, np.asarray(want), 0, 0)
+    detail = f"{call} returned {show(got)}, expected {show(np.asarray(want))}"
+    if matched:
+        raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True)
+    raise Failure(f"{detail}: {why}")
+
+
+def test_sample_returns_an_integer(kata, ref):
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    got, want, call = _sample(kata, ref, probs, 0.35)
+    if isinstance(got, bool) or not (isinstance(got, int) or (isinstance(got, np.ndarray) and got.shape == ()
+                                                              and got.dtype.kind in "iu")):
+        raise Failure(f"{call} returned {show(got)} ({type(got).__name__}), expected the integer {want}: 1-D probs "
+                      "and a scalar u give one int")
+    if int(got) != want:
+        raise Failure(f"{call} returned {int(got)}, expected {want}: the cumulative sums are .1, .3, .6, 1 and "
+                      "0.3 < 0.35 < 0.6")
+
+
+@bug("sample-off-by-one")
+def test_sample_on_a_boundary(kata, ref):
+    probs = np.array([0.25, 0.25, 0.5])  # cumulative sums 0.25, 0.5, 1.0, exact in binary
+    for u in (0.25, 0.5):
+        _compare_indices(*_sample(kata, ref, probs, u), probs, u)
+    rows = np.array([[0.0, 0.5, 0.5, 0.0], [0.125, 0.375, 0.0, 0.5], [0.5, 0.0, 0.25, 0.25]])
+    u = np.array([0.0, 0.5, 0.75])  # every u on a boundary; row 0: u = 0 must not draw token 0 (p = 0)
+    _compare_indices(*_sample(kata, ref, rows, u), rows, u,
+                     why="a token of probability 0 is never drawn; u on a boundary goes to the right")
+
+
+def _middles(rng, probs):
+    """A u in the middle of one drawn token's slice of each row's cumulative sums (far from any boundary)."""
+    cdf = np.cumsum(probs, axis=-1)
+    pick = np.argmax(rng.random(probs.shape) * (probs > 0), axis=-1)[..., None]
+    return (np.take_along_axis(cdf, pick, -1) - np.take_along_axis(probs, pick, -1) / 2)[..., 0]
+
+
+def test_sample_rows(kata, ref, rng):
+    probs = ref.next_token_probs(rng.normal(size=(2, 3, 6)) * 2, top_k=4)
+    u = _middles(rng, probs)
+    _compare_indices(*_sample(kata, ref, probs, u), probs, u)
+    probs32 = probs.astype(np.float32)
+    _compare_indices(*_sample(kata, ref, probs32, u[0]), probs32, u[0],
+                     why="u of shape (3,) broadcasts against probs.shape[:-1] = (2, 3)")
+    _compare_indices(*_sample(kata, ref, probs[0, 0], u[0, :1]), probs[0, 0], u[0, :1])
+    _compare_indices(*_sample(kata, ref, probs, 0.5), probs, 0.5, why="a scalar u is used for every row")
+
+
+def test_sample_past_the_last_sum(kata, ref):
+    probs = np.array([[0.2, 0.3, 0.5 - 1e-9, 0.0], [0.5, 0.5, 0.0, 0.0]])  # row 0 sums to 1 - 1e-9
+    u = np.array([1 - 1e-10, 0.75])
+    _compare_indices(*_sample(kata, ref, probs, u), probs, u,
+                     why="when rounding leaves u past the last cumulative sum, the last token with probability > 0")
+
+
+@bug("mutates-input")
+def test_probs_unchanged(kata, ref, rng):
+    for dtype in (np.float64, np.float32):
+        probs = ref.next_token_probs(rng.normal(size=(2, 5))).astype(dtype)
+        u = np.array([0.3, 0.9])
+        _, (after, *_) = kata.sample_token.keeping_args(probs.copy(), u)
+        if not np.array_equal(np.asarray(after), probs):
+            raise Failure(f"{call_text('sample_token', probs=probs, u=u)} changed its argument probs "
+                          f"({changed(probs, np.asarray(after))}): work on a new array", "mutates-input", exact=True)
+
