@@ -238,7 +238,9 @@ def _sample_left(probs, u):
     p = np.asarray(probs, np.float64)
     cdf = np.cumsum(p, axis=-1)
     u = np.broadcast_to(np.asarray(u, np.float64), p.shape[:-1])[..., None]
-    return np.minimum((cdf < u).sum(axis=-1), p.shape[-1] - 1)
+    picked = (cdf < u).sum(axis=-1)
+    last_positive = p.shape[-1] - 1 - np.argmax(p[..., ::-1] > 0, axis=-1)
+    return np.where(picked < p.shape[-1], picked, last_positive)
 
 
 SAMPLE_VARIANTS = [_sample_left]
