@@ -131,9 +131,10 @@ def test_top_p_rows(kata, ref, rng):
 
 @bug("filter-before-temperature")
 def test_top_p_after_temperature(kata, ref, rng):
-    # at T = 2 the probabilities go as sqrt(p): .343, .243, .168, .137, .109; the nucleus of 0.6 holds three
-    logits = nucleus_logits(rng, [0.5, 0.25, 0.12, 0.08, 0.05])
-    _check(kata, ref, logits, temperature=2.0, top_p=0.6, why="top-p is measured after the temperature")
+    # at T = 0.5 the probabilities go as p^2: .7445, .1861, .0429, .0191, .0074, so the nucleus of 0.8 holds
+    # two tokens (at T = 1 it would hold three; dropping the crossing token, one; in vocabulary order, four)
+    logits = nucleus_logits(rng, [0.08, 0.5, 0.05, 0.25, 0.12], shuffle=False)
+    _check(kata, ref, logits, temperature=0.5, top_p=0.8, why="top-p is measured after the temperature")
 
 
 def test_top_k_before_top_p(kata, ref, rng):
