@@ -263,3 +263,37 @@ def test_rope_attention_matches_torch_sdpa(rng, t, n_k):
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     bias = F.scaled_dot_product_attention(q_rot, k_rot, tensor(v), attn_mask=causal_lower_right(t, n_k)).numpy()
     np.testing.assert_allclose(got, bias, rtol=1e-10, atol=1e-12)
+def _hf_warped_probs(logits, temperature, top_k, top_p):
+    """Hugging Face's TemperatureLogitsWarper, TopKLogitsWarper and TopPLogitsWarper (min_tokens_to_keep = 1),
+    in torch as transformers writes them, then the softmax of generate(do_sample=True)."""
+    scores = tensor(logits) / temperature
+    if top_k:
+        k = min(top_k, scores.size(-1))
+        scores = scores.masked_fill(scores < torch.topk(scores, k)[0][..., -1, None], -float("inf"))
+    if top_p is not None and top_p < 1:
+        sorted_logits, sorted_indices = torch.sort(scores, descending=False, stable=True)
+        cumulative_probs = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
+        sorted_indices_to_remove = cumulative_probs <= (1 - top_p)
+        sorted_indices_to_remove[..., -1:] = 0
+        indices_to_remove = sorted_indices_to_remove.scatter(-1, sorted_indices, sorted_indices_to_remove)
+        scores = scores.masked_fill(indices_to_remove, -float("inf"))
+    return torch.softmax(scores, dim=-1).numpy()
+
+
+@pytest.mark.parametrize("temperature, top_k, top_p", [(1.0, None, None), (0.5, 3, None), (2.0, None, 0.8),
+                                                       (0.7, 5, 0.9), (1.3, 1, 0.5), (1.0, 20, 0.3)])
+def test_sampling_matches_hugging_face_warpers_in_torch(rng, temperature, top_k, top_p):
+    ref = reference("sampling")
+    logits = rng.normal(size=(3, 4, 11)) * 2
+    probs = ref.next_token_probs(logits, temperature, top_k)
+    ranked = -np.sort(-probs, axis=-1)
+    assert np.abs(np.cumsum(ranked, axis=-1) - ranked - (top_p or 2)).min() > 1e-6  # no sum on top_p
+    expected = _hf_warped_probs(logits, temperature, top_k, top_p)
+    np.testing.assert_allclose(ref.next_token_probs(logits, temperature, top_k, top_p), expected, rtol=0, atol=1e-12)
+
+
+def test_sampling_draw_matches_torch_searchsorted(rng):
+    probs = reference("sampling").next_token_probs(rng.normal(size=(4, 9)), top_k=6)
+    u = np.array([0.0, 0.31, 0.77, 0.999])
+    expected = torch.searchsorted(tensor(np.cumsum(probs, -1)), tensor(u)[:, None], right=True)[:, 0].numpy()
+    assert reference("sampling").sample_token(probs, u).tolist() == expected.tolist()

@@ -64,11 +64,12 @@ def kept_text(before, got_kept, want_kept, top_p):
     shown = min(len(order), max(kept_ranks, default=0) + 2, SHOWN_RANKS)
     crossing = np.flatnonzero(want_kept[order])[-1]
     lines = [f"sorted by probability (after temperature and top-k), top_p = {top_p:.6g}:",
-             "token  probability  sum before  yours  expected"]
+             "token  probability  sum before  cumulative  yours  expected"]
     for rank in range(shown):
         i = order[rank]
         note = "  <- reaches top_p: kept" if rank == crossing and rank + 1 < len(order) else ""
-        lines.append(f"{i:>5}  {ranked[rank]:11.6f}  {sums[rank]:10.6f}  {'kept' if got_kept[i] else '-':>5}  "
+        lines.append(f"{i:>5}  {ranked[rank]:11.6f}  {sums[rank]:10.6f}  {sums[rank] + ranked[rank]:10.6f}  "
+                     f"{'kept' if got_kept[i] else '-':>5}  "
                      f"{'kept' if want_kept[i] else '-':>8}{note}")
     if shown < len(order):
         lines.append(f"  ... {len(order) - shown} less probable tokens")
