@@ -90,7 +90,8 @@ def test_reference_matches_hugging_face(seed):
 
 def test_large_logits_match_hugging_face():
     logits = np.array([[1e4, -1e4, 9999.0, 0.0, 9998.5], [-1e4, -1e4 + 1, -1e4 + 3, -1e4 + 0.5, -1e4 - 2]])
-    for options in ({}, {"temperature": 0.5, "top_p": 0.9}, {"top_k": 2}, {"temperature": 3.0, "top_k": 4, "top_p": 0.6}):
+    for options in ({}, {"temperature": 0.5, "top_p": 0.9}, {"top_k": 2},
+                    {"temperature": 3.0, "top_k": 4, "top_p": 0.6}):
         np.testing.assert_allclose(reference().next_token_probs(logits, **options), hf_probs(logits, **options),
                                    rtol=0, atol=MAX_DIFFERENCE)
 

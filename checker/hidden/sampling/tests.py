@@ -8,7 +8,7 @@ the boundaries of cumulative sums that are exact in binary, or in the middle of 
 
 import numpy as np
 
-from checker.hidden.sampling.explain import BOUNDARY_GAP, compare, kept_text, nucleus_logits, rows_apart
+from checker.hidden.sampling.explain import BOUNDARY_GAP, compare, nucleus_logits, rows_apart
 from checker.hidden.sampling.variants import SAMPLE_VARIANTS
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, one_array, show
@@ -146,7 +146,8 @@ def test_top_k_before_top_p(kata, ref, rng):
 @bug("no-renormalize")
 def test_rows_sum_to_one(kata, ref, rng):
     logits = rows_apart(rng, (2, 3, 8), [[1.0, 0.5, 2.0], [0.8, 3.0, 1.5]], 0.7, top_k=5)
-    _check(kata, ref, logits, top_k=5, top_p=0.7, why="top-k, softmax, top-p of that softmax, and the kept probabilities renormalised to sum to 1")
+    _check(kata, ref, logits, top_k=5, top_p=0.7,
+           why="top-k, softmax, top-p of that softmax, and the kept probabilities renormalised to sum to 1")
 
 
 def test_removed_get_exactly_zero(kata, ref, rng):
