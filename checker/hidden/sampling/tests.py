@@ -73,10 +73,11 @@ def test_top_k_one(kata, ref, rng):
     _check(kata, ref, logits, temperature=0.8, top_k=1, why="top_k = 1 keeps only the highest logit")
 
 
-def test_top_k_keeps_all(kata, ref, rng):
+def test_filters_off(kata, ref, rng):
     logits = rng.normal(size=(2, 5)) * 2
-    for top_k in (5, 8, 0, None):
-        _check(kata, ref, logits, top_k=top_k, why="top_k None, 0 or >= V keeps every token")
+    for options in ({"top_k": 5}, {"top_k": 8}, {"top_k": 0}, {"top_k": None}, {"top_p": 1.0}, {"top_p": None}):
+        _check(kata, ref, logits, why="top_k None, 0 or >= V keeps every token; so does top_p None or 1.0",
+               **options)
 
 
 def test_top_k_ties(kata, ref):

@@ -87,6 +87,18 @@ def _temperature_after_softmax(logits, temperature=1.0, top_k=None, top_p=None):
     return pipeline(logits, temperature, top_k, top_p, scale=lambda x, t: x * 1.0)
 
 
+@variant("temperature-after-softmax")
+def _probabilities_divided(logits, temperature=1.0, top_k=None, top_p=None):
+    """the probabilities of temperature 1 were divided by T (they sum to 1/T, and renormalising would undo
+    it): divide the logits by T before the softmax"""
+    if temperature == 0:
+        return pipeline(logits, temperature, top_k, top_p)
+    divided = pipeline(logits, 1.0, top_k) / temperature
+    if top_p is None or top_p >= 1:
+        return divided
+    return _renormalise(np.where(nucleus(divided, top_p), divided, 0.0))  # the nucleus of numbers summing to 1/T
+
+
 @variant("greedy-nan")
 def _greedy_divides_by_zero(logits, temperature=1.0, top_k=None, top_p=None):
     """temperature 0 divided the logits by 0 (inf - inf is NaN): temperature 0 means greedy, a one-hot
