@@ -117,11 +117,15 @@ def test_top_p_most_probable_first(kata, ref, rng):
     _check(kata, ref, logits, top_p=0.6)
 
 
+TIES = "ties sort by the lower index first: a stable DESCENDING sort, np.argsort(-p, kind='stable') (an ascending " \
+       "sort read from the end, as in Hugging Face's TopPLogitsWarper, keeps the higher index)"
+
+
 def test_top_p_ties(kata, ref):
     logits = np.array([[1.0, 3.0, 1.0, 1.0, 0.0],  # p = .687, .093, .093, .093, .034
                        [2.0, 1.0, 2.0, 0.0, 2.0]])  # three tied largest
-    _check(kata, ref, logits, top_p=0.75, why="ties sort by the lower index first (a stable sort)")
-    _check(kata, ref, logits, top_p=0.2, why="ties sort by the lower index first (a stable sort)")
+    for top_p in (0.75, 0.2):
+        _check(kata, ref, logits, top_p=top_p, why=TIES)
 
 
 @bug("top-p-unsorted")
