@@ -323,7 +323,7 @@ def test_without_resume_the_state_starts_afresh(batch, here):
     (["grade", "empty"], "empty has no katas/ folder"),
     (["grade", "nokatas", "--report", "missing/r.md"], "no such folder for the report: missing"),
     (["pack", "full"], "full already exists and is not an empty folder"),
-    (["pack", "new", "--katas", "01,09"], "unknown kata '09'"),
+    (["pack", "new", "--katas", "01,99"], "unknown kata '99'"),
     (["pack", "new", "--katas", ","], "--katas takes kata ids"),
 ])
 def test_usage_mistakes_are_one_line_and_exit_2(here, args, words):
