@@ -57,7 +57,7 @@ def _run_all(kata, sandbox, seed, file):
         names = ", ".join(f"{name}()" for name in missing)
         return [TestOutcome("load", "error", message=f"the file defines no {names}: keep the stub's names")]
     session = Session(sandbox, file)
-    fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference()}
+    fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     outcomes = []
     for test in hidden_tests(hidden):
         name = test.__name__.removeprefix("test_")
