@@ -13,8 +13,9 @@ import numpy as np
 
 from checker import catalog
 from checker.hidden.debug import plants, probes
+from checker.hidden.debug.probes import float32_tolerance
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, close, one_array, show, tolerance
+from checker.testkit import Failure, close, one_array, show
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 STUB_PLANTED = True  # the stub is a working file with bugs in it, not a NotImplementedError
@@ -75,7 +76,7 @@ def _feed(kata, x, weights, n_heads, chunks, cache=None):
 def _compare(got, x, weights, n_heads, chunks):
     want = _full_attention()(np.asarray(x, np.float64), *(np.asarray(w, np.float64) for w in weights),
                              n_heads, causal=True)
-    rtol, atol = tolerance(got, x, *weights)
+    rtol, atol = float32_tolerance(got, x, *weights)
     bad = ~close(got, want, rtol, atol)
     if bad.any():
         example, position, channel = (int(i) for i in np.argwhere(bad)[0])
