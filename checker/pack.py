@@ -77,7 +77,7 @@ def contents(katas, seed, minutes):
     """({relative path: text}, warnings): everything a pack holds. Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
     for kata in katas:
-        stubs[kata.id], warning = _stub(kata)
+        stubs[kata.id], warning = _stub(kata, seed)
         warnings += [warning] if warning else []
     warnings += given_away(katas, stubs)
     files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
@@ -87,10 +87,14 @@ def contents(katas, seed, minutes):
     return files, warnings
 
 
-def _stub(kata):
-    """The committed stub (never a learner's edits of katas/); the file itself outside a git checkout."""
+def _stub(kata, seed):
+    """The committed stub (never a learner's edits of katas/); the file itself outside a git checkout. A kata
+    whose public.py has `stub(seed)` (kata 10: bugs planted by seed) makes each pack's stub its own way."""
     from checker.workspace import pristine_stub
 
+    public = kata.part("public")
+    if hasattr(public, "stub"):
+        return public.stub(seed), None
     stub = pristine_stub(kata)
     if stub is not None:
         return stub, None
@@ -152,10 +156,11 @@ def _check_name(kata):
 
 
 def _public_check(kata):
-    """The source of `check` in the kata's public.py, renamed for check.py."""
-    source = (kata.folder / "public.py").read_text(encoding="utf-8")
-    found = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "check")
-    return ast.get_source_segment(source, found).replace("def check(", f"def {_check_name(kata)}(", 1)
+    """The source of the kata's public `check` (its own, or one its public.py imports), renamed for check.py."""
+    import inspect
+
+    source = inspect.getsource(kata.part("public").check)
+    return source.replace("def check(", f"def {_check_name(kata)}(", 1)
 
 
 def worked_examples(stub):
