@@ -22,6 +22,7 @@ class TestOutcome:
     where: list = field(default_factory=list)  # learner file lines: [line, function, code]
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
     claimed: bool = False  # relied on figures the learner's process reported about itself
+    details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
 
     def to_json(self):
         return {"name": self.name, "outcome": self.outcome, "bug": self.bug, "message": self.message}
@@ -43,6 +44,11 @@ class Result:
         """Every bug named, most specific first (an exact match beats a symptom), no duplicates."""
         named = sorted((not t.exact, i, t.bug) for i, t in enumerate(self.tests) if t.bug)
         return list(dict.fromkeys(bug for _, _, bug in named))
+
+    @property
+    def details(self):
+        """What the failed tests left for hints and graders, merged."""
+        return {key: value for t in self.tests if t.details for key, value in t.details.items()}
 
     @property
     def failures(self):

@@ -80,7 +80,8 @@ def run_test(test, name, fixtures, session):
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
     except Failure as failure:
-        outcome = TestOutcome(name, "failed", failure.bug, failure.message, failure.exact, picture=failure.picture)
+        outcome = TestOutcome(name, "failed", failure.bug, failure.message, failure.exact, picture=failure.picture,
+                              details=failure.details)
         if failure.nonfinite:
             _add_trace(outcome, session)
         return outcome

@@ -14,13 +14,14 @@ import numpy as np
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
 
-    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None):
+    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None, details=None):
         super().__init__(message)
         self.message = message
         self.bug = bug
         self.exact = exact  # the learner's output equals the buggy variant's
         self.nonfinite = nonfinite  # the output holds NaN or inf where it must not: trace where it came from
         self.picture = picture  # a WeightGrid worth drawing
+        self.details = details  # data for hints and graders, never shown in a learner's JSON
 
 
 @dataclass

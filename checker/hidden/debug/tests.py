@@ -35,9 +35,10 @@ def test_planted_bugs_fixed(kata, seed):
     if remaining is None:
         raise Failure(f"of the {len(planted)} planted bugs, the checker cannot tell how many remain: the file "
                       "computes what no mix of them computes (a fix that changed something else too, or a bug "
-                      "fixed halfway)")
+                      "fixed halfway)", details={"planted": list(planted), "remaining": None})
     if remaining:
-        raise Failure(f"{len(remaining)} of {len(planted)} planted bugs remain")
+        raise Failure(f"{len(remaining)} of {len(planted)} planted bugs remain",
+                      details={"planted": list(planted), "remaining": remaining})
 
 
 # --- feeding a sequence through the learner's cache ------------------------------------------------------

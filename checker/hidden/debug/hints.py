@@ -1,0 +1,15 @@
+"""Kata 10's hints past the written ones: they depend on which planted bugs the learner's file still has."""
+
+from checker.hidden.debug import plants
+
+
+def deeper(details, fix_of):
+    """[where one remaining bug is, then its id and fix] from a check's `details`; [] when none remains
+    or the check cannot tell. `fix_of(bug_id)` is the catalogue's one-line fix."""
+    remaining = details.get("remaining")
+    if not remaining:
+        return []
+    plant = plants.BY_BUG[remaining[0]]
+    return [f"One of the {len(remaining)} bugs left is in {plant.area}: read those lines against the contract "
+            "in their docstring.",
+            f"That bug is `{plant.bug}` (the catalogue of katas 02-05). The fix: {fix_of(plant.bug)}"]
