@@ -87,3 +87,8 @@ def test_the_real_check_counts_and_names_nothing():
     assert stub.tests[0].message == "4 of 4 planted bugs remain"
     assert one_left.tests[0].message == "1 of 4 planted bugs remain"
     assert "cannot tell" in new_bug.tests[0].message
+
+
+def test_the_planted_proving_files_are_the_plants_of_today():
+    for path in KATA.folder.glob("uncatalogued/planted-*.py"):
+        assert path.read_text() == plants.source_with([path.stem.removeprefix("planted-")]), path.name

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -125,11 +126,14 @@ def batch(tmp_path_factory, listener):
             "import numpy as np\n\ndef attention_scores(q, k):\n    return np.ones(3_000_000)  # 24 MB: over the 16 MB the grader reads\n")
         before = {"honest": sha(honest), "reference": sha(SOLUTION), "git": _git_status()}
         folders = sorted(path.name for path in here.iterdir() if path.is_dir())
+        (here / "sandboxes").mkdir()
+        tempfile.tempdir = str(here / "sandboxes")  # this batch's children are known by their private folders
         started = time.monotonic()
         result = run("grade", *folders, "--jobs", 2, "--timeout", 5, "--json", "--report", "grades.md")
         yield {"here": here, "result": result, "before": before, "honest": honest, "listener": listener,
                "seconds": time.monotonic() - started, "report": json.loads(result.stdout) if result.stdout else None}
     finally:
+        tempfile.tempdir = None
         os.environ.pop(SECRET, None)
         os.chdir(old)
 
@@ -171,7 +175,7 @@ def test_no_process_outlives_the_batch_and_no_connection_was_made(batch):
             command = open(f"/proc/{pid}/cmdline", "rb").read()
         except OSError:
             continue
-        if b"checker/sandbox/child.py" in command:
+        if b"checker/sandbox/child.py" in command and str(batch["here"]).encode() in command:  # this batch's
             leftovers.append(pid)
     assert leftovers == []
 

@@ -63,9 +63,11 @@ def _api(path):
 
 @pytest.mark.parametrize("kata", KATAS, ids=str)
 def test_stub_is_its_solution_minus_the_body(kata):
+    """...or, for a kata whose stub is its solution with bugs planted (kata 10), the same API and docstrings."""
     assert _api(kata.stub_path) == _api(kata.solution_path)
     stub = kata.stub_path.read_text()
-    assert "# TODO:" in stub and "raise NotImplementedError" in stub
+    if not getattr(kata.hidden(), "STUB_PLANTED", False):
+        assert "# TODO:" in stub and "raise NotImplementedError" in stub
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=str)
