@@ -47,19 +47,35 @@ def bug(bug_id):
     return mark
 
 
-def variant(bug_id):
-    """Mark a function as what code carrying `bug_id` computes, to recognise it by its output."""
+def variant(bug_id, of=None):
+    """Mark a function as what code carrying `bug_id` computes, to recognise it by its output.
+
+    `of` names what the variant stands in for ("mask", "weights", "split", ...) when one module holds
+    variants of several functions; `variants_in(namespace, of=...)` then picks them out. This is the one
+    way to register a variant: no hand-kept list, no slice of the namespace.
+    """
 
     def mark(function):
         function.variant_of = bug_id
+        function.variant_for = of
         return function
 
     return mark
 
 
-def variants_in(namespace):
-    """The buggy variants defined in a hidden module's namespace, in the order they are written."""
-    return [f for f in namespace.values() if callable(f) and hasattr(f, "variant_of")]
+def _is_variant(value):
+    return callable(value) and hasattr(value, "variant_of")
+
+
+def variants_in(namespace, of=None):
+    """The buggy variants of a module's namespace, in the order they are written: functions marked with
+    `@variant`, and those a module builds in a loop and keeps in a list or tuple. With `of`, only the
+    variants of that function (see `variant`)."""
+    found = []
+    for value in namespace.values():
+        members = value if isinstance(value, (list, tuple)) else (value,)
+        found += [f for f in members if _is_variant(f) and f not in found]
+    return found if of is None else [f for f in found if getattr(f, "variant_for", None) == of]
 
 
 # --- describing values --------------------------------------------------------------------------
@@ -100,22 +116,24 @@ def call_text(name, **args):
 # --- checking results ---------------------------------------------------------------------------
 
 _TOLERANCE = {8: (1e-6, 1e-9), 4: (1e-4, 1e-6), 2: (1e-2, 1e-3)}  # itemsize -> (rtol, atol)
+COARSEST_REQUIRED = 4  # float64 precision is never required: float32 arithmetic anywhere inside is honest
 
 
 def tolerance(*arrays):
     """Tolerances that accept every honest order of floating-point operations at the lowest precision in play.
 
-    Rounding at that precision grows with the size of the numbers it meets: scores near 1e4 keep about
-    three digits in float32, and their softmax inherits the error. So the tolerance grows with the
-    largest input too, up to MAX_SLACK, far below what any bug changes (a leak, a NaN, 0 against 1).
+    That precision is never finer than float32 (SPEC, "Precision, all katas"): code may project or
+    accumulate in float32 and hand back float64, and is right. Rounding grows with the size of the numbers
+    it meets: scores near 1e4 keep about three digits in float32, and their softmax inherits the error.
+    So the tolerance grows with the largest input too, up to MAX_SLACK, far below what any bug changes
+    (a leak, a NaN, 0 against 1).
     """
     floats = [a for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
-    if not floats:
-        return _TOLERANCE[8]
-    lowest = min((a.dtype for a in floats), key=lambda dtype: dtype.itemsize)
-    rtol, atol = _TOLERANCE.get(lowest.itemsize, _TOLERANCE[2])
-    scale = max(float(np.abs(a[np.isfinite(a)]).max(initial=0)) for a in floats)
-    slack = min(8 * float(np.finfo(lowest).eps) * scale, MAX_SLACK)
+    itemsize = min([a.dtype.itemsize for a in floats] + [COARSEST_REQUIRED])
+    rtol, atol = _TOLERANCE.get(itemsize, _TOLERANCE[2])
+    eps = float(np.finfo({8: np.float64, 4: np.float32}.get(itemsize, np.float16)).eps)
+    scale = max([float(np.abs(a[np.isfinite(a)]).max(initial=0)) for a in floats] + [0.0])
+    slack = min(8 * eps * scale, MAX_SLACK)
     return max(rtol, slack), max(atol, slack)
 
 
@@ -168,16 +186,26 @@ def close(got, want, rtol, atol):
         return np.isclose(got64, want64, rtol=rtol, atol=atol, equal_nan=True) | (got64 == want64)
 
 
+def numbers_apart(got, want, digits=4):
+    """got and want as text, with as many digits as it takes to tell them apart (never `0.01072` twice)."""
+    for places in range(digits, 18):
+        a, b = f"{got:.{places}g}", f"{want:.{places}g}"
+        if a != b:
+            break
+    return a, b
+
+
 def first_difference(got, want, rtol, atol):
     """Where `got` and `want` first differ, as text: `at [1, 2]: got 0.41, expected 0.29`."""
     bad = ~close(got, want, rtol, atol)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
     where = f"at {list(index)}" if index else "value"
-    return f"{where}: got {got[index]:.4g}, expected {want[index]:.4g}"
+    return f"{where}: got %s, expected %s" % numbers_apart(got[index], want[index])
 
 
-def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=()):
-    """Fail unless `got` matches `want`; name the buggy variant whose output `got` equals, if any.
+def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), axes=None):
+    """Fail unless `got` matches `want`; name the buggy variant whose output `got` equals, if any,
+    else say what the difference looks like (see describe_difference; `axes` names the axes).
 
     The tolerance follows the lowest precision among the result and the `inputs`.
     """
@@ -197,11 +225,14 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=()):
     if matched:
         bug_id, reason = matched
         raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite)
-    raise Failure(f"{call} {detail}" + (f": {why}" if why else ""), bug, nonfinite=nonfinite)
+    looks = describe_difference(got, want, rtol, atol, axes) if got.shape == want.shape else ""
+    reasons = [text for text in (looks, why) if text]
+    raise Failure(f"{call} {detail}" + "".join(f": {text}" for text in reasons), bug, nonfinite=nonfinite)
 
 
-def scale_between(got, reference):
-    """c if got == c * reference for one positive number c (to the float64 tolerance), else None."""
+def scale_between(got, reference, rtol=None, atol=None):
+    """c if got == c * reference for one positive number c, else None. The tolerance is float32's
+    unless given: float64 precision is never required."""
     got, reference = np.asarray(got, np.float64), np.asarray(reference, np.float64)
     if got.shape != reference.shape or not (np.isfinite(got).all() and np.isfinite(reference).all()):
         return None
@@ -209,7 +240,9 @@ def scale_between(got, reference):
     if norm == 0:
         return None
     c = float(np.sum(got * reference)) / norm
-    return c if c > 0 and close(got, c * reference, 1e-6, 1e-9).all() else None
+    if rtol is None:
+        rtol, atol = tolerance(got, reference)
+    return c if c > 0 and close(got, c * reference, rtol, atol).all() else None
 
 
 class Suspects:
@@ -246,3 +279,107 @@ class Suspects:
             if close(got, output, rtol, atol).all() or (self.up_to_scale and scale_between(got, output)):
                 found.setdefault(variant.variant_of, " ".join((variant.__doc__ or variant.variant_of).split()))
         return next(iter(found.items())) if len(found) == 1 else None
+
+
+# --- shared checks: a float result, a pair, arguments left alone -----------------------------------
+
+def expect_float(got, call):
+    """Every kata's results are floating point, whatever the input dtype."""
+    if got.dtype.kind != "f":
+        shown = f" ({show(got)})" if got.size <= SHOWN_VALUES else ""
+        raise Failure(f"{call} returned dtype {got.dtype}{shown}, expected floating point")
+
+
+def as_pair(got, call, names=("out", "weights")):
+    """A result that must be a pair of arrays, such as (out, weights) or (k_all, v_all)."""
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        raise Failure(f"{call} returned {show(got)}, expected the pair ({', '.join(names)})")
+    return as_array(got[0], call), as_array(got[1], call)
+
+
+def expect_unchanged(call, named_args, after, bug=None, advice="work on new arrays, never the caller's"):
+    """Fail if a call changed an argument. `named_args` maps each name to the value passed (a copy was sent),
+    `after` holds the arguments as the call left them, in the same order."""
+    for (name, before), now in zip(named_args.items(), after):
+        if not isinstance(before, np.ndarray):
+            continue
+        now = np.asarray(now)
+        if now.shape == before.shape and close(now, before, 0, 0).all() and now.dtype == before.dtype:
+            continue
+        where = f" ({changed(before, now)})" if now.shape == before.shape else ""
+        raise Failure(f"{call} changed its argument {name}{where}: {advice}", bug, exact=bug is not None)
+
+
+# --- saying what a difference looks like -----------------------------------------------------------
+
+def _axis_name(axes, axis):
+    return axes[axis] if axes and axis < len(axes) else f"axis {axis}"
+
+
+def _where_wrong(bad, axes):
+    """`only position 3 and 4 are wrong`: the one axis along which the wrong numbers gather, if any."""
+    for axis in range(bad.ndim):
+        if bad.shape[axis] < 2:
+            continue
+        wrong = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(bad.shape[axis], -1).any(axis=1))
+        if 0 < len(wrong) < bad.shape[axis]:
+            shown = ", ".join(str(int(i)) for i in wrong[:6]) + (", ..." if len(wrong) > 6 else "")
+            return f"only {_axis_name(axes, axis)} {shown} of 0-{bad.shape[axis] - 1} differ"
+    return ""
+
+
+def _moved(got, want, rtol, atol, axes):
+    """A shift by one along an axis, or a permutation of its slices, or the last two axes swapped."""
+    if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and close(got, np.swapaxes(want, -1, -2), rtol, atol).all():
+        return f"it is the right result with its last two axes ({_axis_name(axes, got.ndim - 2)} and " \
+               f"{_axis_name(axes, got.ndim - 1)}) transposed"
+    for axis in range(got.ndim):
+        size = got.shape[axis]
+        if size < 2:
+            continue
+        g, w = np.moveaxis(got, axis, 0), np.moveaxis(want, axis, 0)
+        name = _axis_name(axes, axis)
+        if close(g[1:], w[:-1], rtol, atol).all():
+            return f"shifted by one along {name}: {name} i holds what belongs at i - 1"
+        if close(g[:-1], w[1:], rtol, atol).all():
+            return f"shifted by one along {name}: {name} i holds what belongs at i + 1"
+        if size > 12:
+            continue
+        source = [next((j for j in range(size) if close(g[i], w[j], rtol, atol).all()), None) for i in range(size)]
+        if None not in source and sorted(source) == list(range(size)) and source != list(range(size)):
+            moves = ", ".join(f"{i} holds {j}" for i, j in enumerate(source) if i != j)
+            return f"the right numbers, in another order along {name} ({name} {moves})"
+    return ""
+
+
+def describe_difference(got, want, rtol, atol, axes=None):
+    """What a wrong result looks like next to the right one, in words, when no catalogued bug explains it:
+    NaN where the answer is finite, a constant factor or offset, a flipped sign, a transpose, a shift by
+    one or a permutation along an axis, or the one axis along which the wrong numbers gather. `axes` names
+    the axes ("example", "position", "channel"). Empty when nothing simple fits."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape or got.size == 0:
+        return ""
+    bad = ~close(got, want, rtol, atol)
+    if not bad.any():
+        return ""
+    where = _where_wrong(bad, axes)
+    suffix = f" ({where})" if where else ""
+    finite = np.isfinite(want)
+    if (~np.isfinite(got) & finite).any():
+        count = int((~np.isfinite(got) & finite).sum())
+        return f"{count} of {got.size} numbers are NaN or inf where the answer is finite{suffix}"
+    if not got.any():
+        return "every number is 0"
+    c = scale_between(got, want, rtol, atol)
+    if c is not None:
+        return f"every number is {c:.4g} times the right one: a constant factor (a scale?)"
+    if close(got, -want, rtol, atol).all():
+        return "every number has the wrong sign"
+    offset = got[bad] - want[bad]
+    if np.ptp(offset) <= atol + rtol * np.abs(want).max() and bad.all():
+        return f"every number is off by the same {float(offset.mean()):.4g}"
+    moved = _moved(got, want, rtol, atol, axes)
+    if moved:
+        return moved
+    return where
