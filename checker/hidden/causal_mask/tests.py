@@ -11,8 +11,8 @@ and in the one test that chains the two.
 import numpy as np
 
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
-from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, changed, close, expect_precision, \
-    first_difference, show, tolerance
+from checker.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
+    expect_precision, expect_unchanged, first_difference, numbers_apart, show, tolerance
 
 API = {"causal_mask": ("n_q", "n_k"), "attention": ("q", "k", "v", "mask")}
 SOFTMAX_OF_VISIBLE = "the weights are the softmax of q . k / sqrt(d_k) over each query's visible keys"
@@ -58,12 +58,6 @@ def _compare_mask(got, want, call, n_q, n_k, why="queries are the LAST n_q posit
     raise Failure(f"{detail}: {why}")
 
 
-def _pair(got, call):
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        raise Failure(f"{call} returned {show(got)}, expected a pair (out, weights)")
-    return as_array(got[0], call), as_array(got[1], call)
-
-
 def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
     """The learner's (out, weights), the right ones (from float64, with `right_mask` if the mask given
     is the learner's own), and the call as text."""
@@ -73,7 +67,7 @@ def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
     else:
         call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v))[:-1] + f", {mask_text})"
     got = kata.attention(q, k, v) if mask is None else kata.attention(q, k, v, mask)
-    out, weights = _pair(got, call)
+    out, weights = as_pair(got, call)
     q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
     want = ref.attention(q64, k64, v64, mask if right_mask is None else right_mask)
     return (out, weights), want, call
@@ -82,15 +76,6 @@ def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
 def _query(index):
     *lead, i = index
     return f"query {i}" + (f" at {list(lead)}" if lead else "")
-
-
-def _numbers(got, want):
-    """got and want as text, with just enough digits to tell them apart."""
-    for digits in range(3, 9):
-        a, b = f"{got:.{digits}g}", f"{want:.{digits}g}"
-        if a != b:
-            break
-    return a, b
 
 
 def _explain(got, want, allowed, rtol, atol):
@@ -108,9 +93,9 @@ def _explain(got, want, allowed, rtol, atol):
     if not np.array_equal(g != 0, w != 0):
         return f"{who} saw {_keys(g != 0)}, expected {_keys(w != 0)}", True
     if not np.isclose(g.sum(), 1, rtol=rtol, atol=atol * g.size):
-        return f"the weights of {who} sum to {_numbers(g.sum(), 1)[0]}, expected 1", False
+        return f"the weights of {who} sum to {numbers_apart(g.sum(), 1, 3)[0]}, expected 1", False
     j = int(np.flatnonzero(~close(g, w, rtol, atol))[0])
-    return f"{who} gave key {j} weight %s, expected %s" % _numbers(g[j], w[j]), False
+    return f"{who} gave key {j} weight %s, expected %s" % numbers_apart(g[j], w[j], 3), False
 
 
 def _picture(got, want, allowed, rtol=0.0, atol=0.0):
@@ -383,8 +368,8 @@ def test_float16(kata, ref, rng):
 def test_float32(kata, ref, rng):
     q, k, v = (rng.normal(size=(2, n, 4)).astype(np.float32) for n in (3, 5, 5))
     result, want, call = _run(kata, ref, q, k, v, ref.causal_mask(3, 5), "causal_mask(3, 5)")
-    if any(x.dtype.kind != "f" for x in result):
-        raise Failure(f"{call} returned dtypes {result[0].dtype} and {result[1].dtype}, expected floating point")
+    for x in result:
+        expect_float(x, call)
     _compare(result, want, call, q, k, v, ref.causal_mask(3, 5))
 
 
@@ -399,10 +384,5 @@ def test_inputs_unchanged(kata, ref, rng):
     for q_shape, k_shape, v_shape, dtype, mask, mask_text in cases:
         q, k, v = (rng.normal(size=shape).astype(dtype) for shape in (q_shape, k_shape, v_shape))
         _, after = kata.attention.keeping_args(q.copy(), k.copy(), v.copy(), mask.copy())
-        for name, before, now in zip(("q", "k", "v", "mask"), (q, k, v, mask), after):
-            now = np.asarray(now)
-            if not np.array_equal(before, now):
-                call = call_text("attention", q=q, k=k, v=v)[:-1] + f", {mask_text})"
-                change = f" ({changed(before, now)})" if now.shape == before.shape else ""
-                raise Failure(f"{call} changed its argument {name}{change}: work on new arrays, never the caller's",
-                              "mutates-input", exact=True)
+        call = call_text("attention", q=q, k=k, v=v)[:-1] + f", {mask_text})"
+        expect_unchanged(call, {"q": q, "k": k, "v": v, "mask": mask}, after, "mutates-input")

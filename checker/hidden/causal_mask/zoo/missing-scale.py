@@ -1,4 +1,4 @@
-"""Forgets the 1/sqrt(d_k) scale (a kata 01 bug, not one of kata 03's)."""
+"""Forgets the 1/sqrt(d_k) scale (kata 01's missing-scale: ids are global)."""
 import numpy as np
 
 
