@@ -17,8 +17,8 @@ from checker.hidden.kv_cache.variants import APPEND_VARIANTS, ATTENTION_VARIANTS
 from checker.hidden.multi_head.variants import split_heads
 from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, as_array, bug, close, expect_precision, first_difference, one_array, \
-    show, tolerance
+from checker.testkit import Failure, Suspects, as_pair, bug, close, describe_difference, expect_float, \
+    expect_precision, expect_unchanged, first_difference, numbers_apart, one_array, show, tolerance
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
@@ -114,7 +114,8 @@ def _expected(plan, ref):
 
 
 def _compare(got, want, plan, why=""):
-    """Fail unless the joined outputs match; say which call went wrong, and name the bug whose output it is."""
+    """Fail unless the joined outputs match; say which call went wrong, and name the bug whose output it is,
+    or say what the difference looks like."""
     expect_precision(got, (plan.x, *plan.weights[0]), plan.describe())
     rtol, atol = tolerance(got, plan.x, *plan.weights[0])
     bad = ~close(got, want, rtol, atol)
@@ -122,15 +123,21 @@ def _compare(got, want, plan, why=""):
         return
     example, row, channel = (int(i) for i in np.argwhere(bad)[0])
     position = plan.seeded + row
-    index, (start, t) = next((i, call) for i, call in enumerate(plan.starts()) if position < call[0] + call[1])
+    calls = list(plan.starts())
+    index, (start, t) = next((i, call) for i, call in enumerate(calls) if position < call[0] + call[1])
     detail = (f"call {index + 1} of {len(plan.chunks)} (t={t}, {_positions(start)} cached before it) returned wrong "
-              f"values: position {position}, example {example}, channel {channel}: "
-              f"got {got[example, row, channel]:.4g}, expected {want[example, row, channel]:.4g}")
+              f"values: position {position}, example {example}, channel {channel}: got %s, expected %s"
+              % numbers_apart(got[example, row, channel], want[example, row, channel]))
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     matched = Suspects(ATTENTION_VARIANTS, plan.as_float64()).match(got, want, rtol, atol)
     if matched:
         raise Failure(f"{plan.describe()}: {detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
-    raise Failure(f"{plan.describe()}: {detail}" + (f": {why}" if why else ""), nonfinite=nonfinite)
+    wrong_calls = [i + 1 for i, (first, size) in enumerate(calls) if bad[:, first - plan.seeded:
+                                                                        first - plan.seeded + size].any()]
+    looks = [f"wrong calls: {', '.join(map(str, wrong_calls))} of {len(calls)}" if len(calls) > 1 else "",
+             describe_difference(got, want, rtol, atol, ("example", "position", "channel")), why]
+    raise Failure(f"{plan.describe()}: {detail}" + "".join(f"; {text}" for text in looks if text),
+                  nonfinite=nonfinite)
 
 
 def _expect_lengths(lengths, plan):
@@ -146,12 +153,6 @@ def _check_plan(kata, ref, plan, why=""):
     _expect_lengths(lengths, plan)
 
 
-def _pair(got, call):
-    if not (isinstance(got, (tuple, list)) and len(got) == 2):
-        raise Failure(f"{call} returned {show(got)}, expected the pair (k_all, v_all)")
-    return as_array(got[0], call), as_array(got[1], call)
-
-
 def _check_appends(kata, rng, b, h, chunks, d_head):
     """Append chunks of keys and values; after each, (k_all, v_all) and len(cache) hold every position so far."""
     cache = kata.KVCache()
@@ -163,7 +164,7 @@ def _check_appends(kata, rng, b, h, chunks, d_head):
         values.append(v)
         earlier = f" after appending {' + '.join(str(c) for c in chunks[:index])} positions" if index else ""
         call = f"cache.append(k {k.shape}, v {v.shape}){earlier}"
-        k_all, v_all = _pair(cache.append(k, v), call)
+        k_all, v_all = as_pair(cache.append(k, v), call, ("k_all", "v_all"))
         for name, got, parts in (("k_all", k_all, keys), ("v_all", v_all, values)):
             want = np.concatenate(parts, axis=2)  # (b, h, n, d_head)
             if got.shape == want.shape and close(got, want, *tolerance(got, want)).all():
@@ -267,6 +268,30 @@ def test_single_steps(kata, ref, rng):
 def test_new_tokens_see_themselves(kata, ref, rng):
     x, weights = _inputs(rng, 2, 10, 12)  # 6 positions already cached, then a step, a chunk, a step
     _check_plan(kata, ref, uniform_plan(x, weights, 3, (1, 2, 1), seeded=6))
+
+
+@bug("no-max-shift")
+def test_large_scores(kata, ref, rng):
+    x, weights = _inputs(rng, 2, 7, 12)
+    plan = uniform_plan(40 * x, weights, 3, (4, 1, 2))  # scores near 1e3: exp overflows unless each row is shifted
+    got, lengths = _feed(kata, plan)
+    want = _expected(plan, ref)
+    if not np.isfinite(got).all():
+        ordinary = uniform_plan(x, weights, 3, (4, 1, 2))
+        control, _ = _feed(kata, ordinary)
+        if close(control, _expected(ordinary, ref), *tolerance(control, x)).all():
+            raise Failure(f"{plan.describe()} with scores near 1e3 returned NaN or inf, while the same calls with "
+                          "ordinary scores are right: exp(1e3) overflows to inf and inf/inf is NaN; subtract each "
+                          "row's maximum score before np.exp", "no-max-shift", exact=True, nonfinite=True)
+    _compare(got, want, plan)
+    _expect_lengths(lengths, plan)
+
+
+def test_long_cache(kata, ref, rng):
+    # b=2, h=2 and 133 positions: a buffer that grows past 64 and 128 must keep every head of every example
+    # where it was (np.resize, or a copy into the wrong slice, scrambles them)
+    x, weights = _inputs(rng, 2, 133, 8)
+    _check_plan(kata, ref, uniform_plan(x, weights, 2, (40, 1, 30, 1, 60, 1)))
 
 
 # --- cost: past keys and values are never recomputed ---------------------------------------------------------
@@ -374,8 +399,7 @@ def test_float32(kata, ref, rng):
     x, weights = x.astype(np.float32), tuple(w.astype(np.float32) for w in weights)
     plan = uniform_plan(x, weights, 3, (4, 1, 3))
     got, lengths = _feed(kata, plan)
-    if got.dtype.kind != "f":
-        raise Failure(f"{plan.describe()} returned dtype {got.dtype}, expected floating point")
+    expect_float(got, plan.describe())
     _compare(got, _expected(plan, ref), plan)
     _expect_lengths(lengths, plan)
 
@@ -387,14 +411,10 @@ def test_inputs_unchanged(kata, rng):
         cache = kata.KVCache()
         k, v = (rng.normal(size=(2, 3, 2, 4)).astype(dtype) for _ in range(2))
         _, after = cache.append.keeping_args(k.copy(), v.copy())
-        for name, before, now in zip(("k", "v"), (k, v), after):
-            if not np.array_equal(before, np.asarray(now)):
-                raise Failure(f"cache.append(k {k.shape}, v {v.shape}) changed its argument {name}: the cache must "
-                              "keep copies or new arrays, never write into the caller's")
-        args = (x[:, 2:], cache, *weights, 3)
-        _, after = kata.cached_attention.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
-        for name, before, now in zip(("x", "cache", *WEIGHT_NAMES), args, after):
-            if isinstance(before, np.ndarray) and not np.array_equal(before, np.asarray(now)):
-                raise Failure(f"cached_attention(x {x[:, 2:].shape} {dtype.__name__}, cache, "
-                              f"{', '.join(WEIGHT_NAMES)}, n_heads=3) changed its argument {name}: work on new "
-                              "arrays, never the caller's")
+        expect_unchanged(f"cache.append(k {k.shape}, v {v.shape})", {"k": k, "v": v}, after,
+                         advice="the cache must keep copies or new arrays, never write into the caller's")
+        args = {"x": x[:, 2:], "cache": cache, **dict(zip(WEIGHT_NAMES, weights)), "n_heads": 3}
+        _, after = kata.cached_attention.keeping_args(*(a.copy() if isinstance(a, np.ndarray) else a
+                                                        for a in args.values()))
+        expect_unchanged(f"cached_attention(x {x[:, 2:].shape} {dtype.__name__}, cache, {', '.join(WEIGHT_NAMES)}, "
+                         "n_heads=3)", args, after)

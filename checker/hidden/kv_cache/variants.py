@@ -1,13 +1,19 @@
 """A sequence fed to a KV cache in chunks, and what code carrying each catalogued bug of kata 05
-outputs for it, to recognise the bug by its output."""
+outputs for it, to recognise the bug by its output.
 
-import math
+The attention inside each call is built from kata 03's pieces (scores with kata 01's divisors, kata 02's
+softmax, a masking), so the bugs of katas 01-04 that a cached decode can show keep their ids here.
+"""
+
 from dataclasses import dataclass
 
 import numpy as np
 
-from checker.hidden.multi_head.variants import merge_heads, softmax, split_heads
-from checker.testkit import variant
+from checker.hidden.causal_mask import variants as pieces
+from checker.hidden.multi_head.variants import by_d_model, merge_heads, split_heads
+from checker.hidden.scores import variants as scale
+from checker.hidden.softmax import variants as softmax_pieces
+from checker.testkit import variant, variants_in
 
 
 # --- a sequence fed to a cache, and what the catalogued bugs output for it ----------------------------
@@ -65,7 +71,8 @@ def _bottom_right(t, past):
     return np.arange(n) <= np.arange(past, n)[:, None]
 
 
-def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
+def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False, divisor=scale.right_divisor,
+            masking=pieces.fill_guarded, softmax=pieces.softmax):
     """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one.
 
     keeps_past: True, the cache keeps every position; False, each call sees only its own tokens;
@@ -85,21 +92,21 @@ def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False):
         k_all = np.concatenate([k_cache, split_heads(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
         v_all = np.concatenate([v_cache, split_heads(new @ w_v, h)], axis=2)
         q = split_heads(new @ w_q, h)  # (b, h, t, d_head)
-        scores = q @ np.swapaxes(k_all, -1, -2) / math.sqrt(q.shape[-1])  # (b, h, t, past + t)
-        scores = np.where(visible(t, past), scores, -np.inf)
-        outputs.append(merge_heads(softmax(scores) @ v_all) @ w_o)  # (b, t, d_model)
+        scores = pieces.scores(q, k_all, divisor)  # (b, h, t, past + t)
+        weights = masking(scores, visible(t, past), softmax)
+        outputs.append(merge_heads(weights @ v_all) @ w_o)  # (b, t, d_model)
         k_cache, v_cache = (k_all, v_all) if keeps_past != "previous" else (k_all[:, :, past:], v_all[:, :, past:])
     return np.concatenate(outputs, axis=1)
 
 
-@variant("mask-top-left")
+@variant("mask-top-left", of="attention")
 def _top_left(plan):
     """new query i saw keys 0..i, the top-left corner of its (t, n) scores; the new queries are the LAST
     t of the n cached positions, so query i sees keys j <= n - t + i"""
     return _replay(plan, visible=lambda t, past: np.tril(np.ones((t, past + t), dtype=bool)))
 
 
-@variant("mask-top-left")
+@variant("mask-top-left", of="attention")
 def _top_left_chunks(plan):
     """a chunk's query i saw keys 0..i, the top-left corner of its (t, n) scores (decode steps, unmasked,
     were right): the new queries are the LAST t of the n cached positions, so query i sees keys j <= n - t + i"""
@@ -107,22 +114,31 @@ def _top_left_chunks(plan):
                    np.tril(np.ones((t, past + t), dtype=bool)))
 
 
-@variant("no-mask-in-prefill")
+def _missing_mask_shows(plan):
+    """A missing mask differs from one offset by a position only in a chunk of 3 or more: in a chunk of 2,
+    seeing the next token is seeing every token. Only there may a missing mask be named."""
+    if max(plan.chunks) < 3:
+        raise ValueError("no chunk tells a missing mask from an offset one")
+
+
+@variant("no-mask-in-prefill", of="attention")
 def _no_mask(plan):
     """the new tokens of a call with t > 1 saw the tokens after them: a prefill or a chunk needs the
     causal mask (only a single decode step may see every cached key)"""
+    _missing_mask_shows(plan)
     return _replay(plan, visible=lambda t, past: np.ones((t, past + t), dtype=bool))
 
 
-@variant("no-mask-in-prefill")
+@variant("no-mask-in-prefill", of="attention")
 def _mask_only_first_prefill(plan):
     """the chunks after the first prefill saw the tokens after them: every call with t > 1 needs the
     causal mask, not only the one on an empty cache"""
+    _missing_mask_shows(plan)
     return _replay(plan, visible=lambda t, past: _bottom_right(t, past) if past == 0 else
                    np.ones((t, past + t), dtype=bool))
 
 
-@variant("attend-before-append")
+@variant("attend-before-append", of="attention")
 def _past_only(plan):
     """the new tokens attended to the cache as it was before them, so none saw its own key and value:
     append the new keys and values first, then attend over everything cached"""
@@ -130,60 +146,86 @@ def _past_only(plan):
                    np.arange(past + t) < np.full((t, 1), past))
 
 
-@variant("cache-overwritten")
+@variant("cache-overwritten", of="attention")
 def _last_chunk_only(plan):
     """each call saw only its own tokens: the cache kept only the last chunk; append must keep every
     earlier position"""
     return _replay(plan, keeps_past=False)
 
 
-@variant("cache-overwritten")
+@variant("cache-overwritten", of="attention")
 def _previous_chunk_only(plan):
     """each call saw only the chunk before it and its own tokens: the cache kept only the last chunk
     appended; it must keep every earlier position"""
     return _replay(plan, keeps_past="previous")
 
 
-@variant("recompute-every-step")
+@variant("recompute-every-step", of="attention")
 def _recomputed(plan):
     """the past positions' keys and values were computed again, with this call's weights: read them from
     the cache, as they were appended"""
     return _replay(plan, recomputes=True)
 
 
-ATTENTION_VARIANTS = [_top_left, _top_left_chunks, _no_mask, _mask_only_first_prefill, _past_only, _last_chunk_only,
-                      _previous_chunk_only, _recomputed]
+def _built(bug_id, doc, **swapped):
+    """An attention variant: the plan replayed with the pieces in `swapped` taken from a bug."""
+
+    def replayed(plan):
+        return _replay(plan, **swapped)
+
+    replayed.__doc__ = " ".join(doc.split()).replace("d_k", "d_head")
+    return variant(bug_id, of="attention")(replayed)
 
 
-@variant("cache-wrong-axis")
+@variant("scale-by-d-model", of="attention")
+def _scale_by_d_model(plan):
+    """the scores were divided by sqrt(d_model); each head's keys have d_head = d_model / h channels, so
+    divide by sqrt(d_head)"""
+    return _replay(plan, divisor=by_d_model(plan.x.shape[-1]))
+
+
+# the bugs of katas 01-04 that a cached decode can show, built from their own variants
+EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted")
+FROM_EARLIER_KATAS = (
+    [_built(divisor.variant_of, divisor.__doc__, divisor=divisor)
+     for divisor in variants_in(vars(scale), of="divisor") if divisor.variant_of in EARLIER_SCALES]
+    + [_built(mask.variant_of, mask.__doc__, visible=lambda t, past, mask=mask: mask(t, past + t), masking=fill)
+       for mask in variants_in(vars(pieces), of="mask") if mask.variant_of == "mask-blocks-diagonal"
+       for fill in pieces.HONEST_FILLS]
+    + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after),
+       _built("no-max-shift", softmax_pieces.no_shift.__doc__, softmax=softmax_pieces.no_shift)])
+
+
+@variant("cache-wrong-axis", of="append")
 def _along_heads(chunks):
     """the new positions were appended along axis 1, the heads; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=1)
 
 
-@variant("cache-wrong-axis")
+@variant("cache-wrong-axis", of="append")
 def _along_batch(chunks):
     """the new positions were appended along axis 0, the batch; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=0)
 
 
-@variant("cache-wrong-axis")
+@variant("cache-wrong-axis", of="append")
 def _along_channels(chunks):
     """the new positions were appended along the last axis, d_head; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=-1)
 
 
-@variant("cache-overwritten")
+@variant("cache-overwritten", of="append")
 def _last_only(chunks):
     """append returned only the last chunk: the cache replaced what it held instead of adding to it"""
     return chunks[-1]
 
 
-@variant("cache-overwritten")
+@variant("cache-overwritten", of="append")
 def _previous_and_last(chunks):
     """append returned the chunk before and the new one, but kept only the new one: the next call loses
     everything older"""
     return np.concatenate(chunks[-2:], axis=2)
 
 
-APPEND_VARIANTS = [_along_heads, _along_batch, _along_channels, _last_only, _previous_and_last]
+ATTENTION_VARIANTS = variants_in(globals(), of="attention")
+APPEND_VARIANTS = variants_in(globals(), of="append")

@@ -1,4 +1,4 @@
-"""Scales the scores by 1/sqrt(d_model) instead of 1/sqrt(d_head)."""
+"""Blocks each new token's own position (kata 03's mask-blocks-diagonal): j < n - t + i, with a guard."""
 import numpy as np
 
 
@@ -39,6 +39,10 @@ def cached_attention(x, cache, w_q, w_k, w_v, w_o, n_heads):
     q = split_heads(x @ w_q, n_heads)
     k, v = cache.append(split_heads(x @ w_k, n_heads), split_heads(x @ w_v, n_heads))
     n = k.shape[2]
-    scores = q @ k.swapaxes(-1, -2) / np.sqrt(d_model)
-    scores = np.where(np.arange(n) <= np.arange(n - t, n)[:, None], scores, -np.inf)
-    return merge_heads(softmax(scores) @ v) @ w_o
+    scores = q @ k.swapaxes(-1, -2) / np.sqrt(d_model // n_heads)
+    scores = np.where(np.arange(n) < np.arange(n - t, n)[:, None], scores, -np.inf)
+    peak = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(peak), peak, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return merge_heads(weights @ v) @ w_o
