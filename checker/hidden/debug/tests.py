@@ -84,7 +84,7 @@ def _compare(got, x, weights, n_heads, chunks):
         call = int(np.searchsorted(np.cumsum(chunks), position, side="right")) + 1
         raise Failure(f"{_describe(chunks, x, n_heads)}: call {call} returned wrong values at position {position}, "
                       f"example {example}, channel {channel}: got {got[example, position, channel]:.6g}, expected "
-                      f"{want[example, position, channel]:.6g}", nonfinite=bool(np.isnan(got).any()))
+                      f"{want[example, position, channel]:.6g}")  # no NaN trace: it would point at the bug
 
 
 def _check(kata, rng, chunks, b=2, n_heads=2, d_head=3, spread=1.0, dtype=np.float64):
