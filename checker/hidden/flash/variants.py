@@ -9,36 +9,43 @@ import numpy as np
 from checker.testkit import variant, variants_in
 
 
-def allowed_table(q, k, causal, mask, top_left=False):
+def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False):
     """Which key each query may see, (..., n_q, n_k): the mask and, when causal, the bottom-right triangle
-    (top-left when `top_left`). Small tests only: this is the table flash_attention never builds."""
+    (top-left when `top_left`; without its diagonal, or the upper triangle instead, for the mask bugs).
+    Small tests only: this is the table flash_attention never builds."""
     n_q, n_k = q.shape[-2], k.shape[-2]
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     allowed = np.ones((n_q, n_k), bool)
     if causal:
-        allowed = np.arange(n_k) <= np.arange(n_q)[:, None] + (0 if top_left else n_k - n_q)  # (n_q, n_k)
+        last = np.arange(n_q)[:, None] + (0 if top_left else n_k - n_q)  # (n_q, 1): the query's own position
+        if flipped:
+            allowed = np.arange(n_k) >= last  # (n_q, n_k): the future, not the past
+        else:
+            allowed = np.arange(n_k) <= last - (0 if diagonal else 1)  # (n_q, n_k)
     if mask is not None:
-        allowed = allowed & np.asarray(mask, bool)
+        allowed = allowed & (~np.asarray(mask, bool) if invert_mask else np.asarray(mask, bool))
     return np.broadcast_to(allowed, (*lead, n_q, n_k))
 
 
 def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True, inverted=False,
-            carry_max=True, first_block_starts=False, guard=True, fill=-np.inf, start=-np.inf,
-            mask_after=False, zero_masked=False, scaled=True, keep_last=True, divide=True, zero_empty=True):
+            carry_max=True, first_block_starts=False, guard=True, fill=-np.inf, start=-np.inf, shift_max=True,
+            mask_after=False, zero_masked=False, scale=None, keep_last=True, divide=True, zero_empty=True):
     """The online softmax over blocks of keys, each switch turning one step into a catalogued mistake."""
     n_q, d = q.shape[-2:]
     n_k = k.shape[-2] if keep_last else k.shape[-2] // block_size * block_size  # dropped: the shorter block
     lead = allowed.shape[:-2]
+    scale = 1 / np.sqrt(d) if scale is None else scale
     m = np.full((*lead, n_q, 1), start)
     l, o = np.zeros((*lead, n_q, 1)), np.zeros((*lead, n_q, v.shape[-1]))
     for first in range(0, n_k, block_size):
         stop = min(first + block_size, n_k)
-        scores = q @ np.swapaxes(k[..., first:stop, :], -1, -2) / (np.sqrt(d) if scaled else 1)  # (..., n_q, B)
+        scores = q @ np.swapaxes(k[..., first:stop, :], -1, -2) * scale  # (..., n_q, B)
         visible = allowed[..., first:stop]
         if not mask_after:
             scores = np.where(visible, scores, fill)
         m_new = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
         m_new = np.maximum(m, m_new) if carry_max else m_new
+        m_new = m_new if shift_max else np.zeros_like(m_new)  # no max at all: exp of the raw scores
         shift = np.where(np.isneginf(m_new), 0, m_new) if guard else m_new
         p = np.exp(scores - shift)  # (..., n_q, B)
         rescale = np.exp(shift - m) if inverted else np.exp(m - shift)
@@ -55,8 +62,10 @@ def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True,
     return o / l
 
 
-def _run(q, k, v, block_size, causal, mask, top_left=False, **switches):
-    return _online(q, k, v, block_size, allowed_table(q, k, causal, mask, top_left), **switches)
+def _run(q, k, v, block_size, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False,
+         **switches):
+    allowed = allowed_table(q, k, causal, mask, top_left, diagonal, flipped, invert_mask)
+    return _online(q, k, v, block_size, allowed, **switches)
 
 
 @variant("online-no-rescale")
@@ -196,7 +205,116 @@ def _max_from_zero_guarded(q, k, v, block_size, causal, mask):
 @variant("missing-scale")
 def _unscaled(q, k, v, block_size, causal, mask):
     """the scores were not divided by sqrt(d): scores are q . k / sqrt(d)"""
-    return _run(q, k, v, block_size, causal, mask, scaled=False)
+    return _run(q, k, v, block_size, causal, mask, scale=1.0)
+
+
+@variant("scale-by-dk")
+def _scale_by_d(q, k, v, block_size, causal, mask):
+    """the scores were divided by d, not sqrt(d): scores are q . k / sqrt(d), so they come out sqrt(d) times
+    too small and the weights too flat"""
+    return _run(q, k, v, block_size, causal, mask, scale=1 / q.shape[-1])
+
+
+@variant("scale-inverted")
+def _scale_inverted(q, k, v, block_size, causal, mask):
+    """the scores were multiplied by sqrt(d) (e.g. / d ** -0.5), not divided by it: scores are
+    q . k / sqrt(d)"""
+    return _run(q, k, v, block_size, causal, mask, scale=np.sqrt(q.shape[-1]))
+
+
+@variant("no-max-shift")
+def _no_shift(q, k, v, block_size, causal, mask):
+    """the exponentials were taken of the raw scores, with no running max subtracted: exp(score)
+    overflows to inf for scores above about 709 (88 in float32) and inf / inf = NaN; keep the running max m
+    and take exp(score - m)"""
+    return _run(q, k, v, block_size, causal, mask, shift_max=False)
+
+
+@variant("no-max-shift")
+def _no_shift_plain_divide(q, k, v, block_size, causal, mask):
+    """the exponentials were taken of the raw scores, with no running max subtracted: exp(score)
+    overflows to inf for large scores and inf / inf = NaN; keep the running max m and take exp(score - m)"""
+    return _run(q, k, v, block_size, causal, mask, shift_max=False, zero_empty=False)
+
+
+@variant("no-max-shift")
+def _no_shift_float32(q, k, v, block_size, causal, mask):
+    """the exponentials were taken of the raw scores, with no running max subtracted: in float32 exp(score)
+    overflows to inf above about 88 and inf / inf = NaN; keep the running max m and take exp(score - m)"""
+    allowed = allowed_table(q, k, causal, mask)
+    scores = (q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])).astype(np.float32)  # (..., n_q, n_k)
+    p = np.where(allowed, np.exp(scores), np.float32(0))  # (..., n_q, n_k): inf above 88
+    l, o = p.sum(axis=-1, keepdims=True), p @ v.astype(np.float32)  # (..., n_q, 1), (..., n_q, d_v)
+    return np.divide(o, l, out=np.zeros_like(o), where=l > 0).astype(np.float64)
+
+
+@variant("mask-inverted")
+def _mask_inverted(q, k, v, block_size, causal, mask):
+    """the mask was read with True as "blocked": True means the query may attend to that key (a padding mask
+    is True on the real tokens), keep scores where the mask is True"""
+    if mask is None:
+        raise ValueError("no mask: nothing to invert")
+    return _run(q, k, v, block_size, causal, mask, invert_mask=True)
+
+
+@variant("causal-ignored")
+def _causal_never(q, k, v, block_size, causal, mask):
+    """causal=True was not honoured, every query saw every key: with causal=True query i sees only keys
+    j <= n_k - n_q + i"""
+    if q.shape[-2] + block_size - 1 <= k.shape[-2]:
+        # every query sees a whole block's worth of keys: a causal mask built from the key's index inside its
+        # block (an uncatalogued bug) shows every key too; leave the name to a call where the two differ
+        raise ValueError("a block-local causal index looks the same")
+    return _run(q, k, v, block_size, False, mask)
+
+
+@variant("causal-ignored")
+def _causal_always(q, k, v, block_size, causal, mask):
+    """a causal mask was applied although causal=False: mask only when causal is True; with causal=False
+    every query sees every key the mask allows"""
+    return _run(q, k, v, block_size, True, mask)
+
+
+@variant("causal-ignored")
+def _causal_always_top_left(q, k, v, block_size, causal, mask):
+    """a causal mask was applied although causal=False: mask only when causal is True; with causal=False
+    every query sees every key the mask allows"""
+    if causal:
+        raise ValueError("with causal=True this is mask-top-left's output")
+    return _run(q, k, v, block_size, True, mask, top_left=True)
+
+
+@variant("mask-blocks-diagonal")
+def _no_diagonal(q, k, v, block_size, causal, mask):
+    """the causal mask blocked each query's own key (j < n_k - n_q + i, a triu(k=0) taken as blocked): query
+    i sees keys j <= n_k - n_q + i, its own included"""
+    return _run(q, k, v, block_size, causal, mask, diagonal=False)
+
+
+@variant("mask-flipped")
+def _flipped(q, k, v, block_size, causal, mask):
+    """the causal mask kept the upper triangle, so each query saw the FUTURE keys (j >= n_k - n_q + i), not
+    the past: query i sees keys j <= n_k - n_q + i"""
+    return _run(q, k, v, block_size, causal, mask, flipped=True)
+
+
+@variant("mask-flipped")
+def _flipped_top_left(q, k, v, block_size, causal, mask):
+    """the causal mask kept the upper triangle (j >= i), so each query saw the FUTURE keys, not the past:
+    query i sees keys j <= n_k - n_q + i"""
+    return _run(q, k, v, block_size, causal, mask, flipped=True, top_left=True)
+
+
+@variant("softmax-wrong-axis")
+def _over_queries(q, k, v, block_size, causal, mask):
+    """each block's softmax ran over the queries (axis -2), not over the keys: the max, the sum and the
+    normalisation of a query's weights are over the keys, axis -1"""
+    allowed = allowed_table(q, k, causal, mask)
+    scores = np.where(allowed, q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1]), -np.inf)  # (..., n_q, n_k)
+    top = scores.max(axis=-2, keepdims=True)  # (..., 1, n_k)
+    p = np.exp(scores - np.where(np.isneginf(top), 0, top))  # (..., n_q, n_k)
+    total = p.sum(axis=-2, keepdims=True)  # (..., 1, n_k)
+    return np.divide(p, total, out=np.zeros_like(p), where=total > 0) @ v  # (..., n_q, d_v)
 
 
 VARIANTS = variants_in(globals())
