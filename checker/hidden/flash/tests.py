@@ -11,7 +11,7 @@ n_k grows with n_q and block_size fixed, tells an (n_q, n_k) table apart from bl
 
 import numpy as np
 
-from checker.hidden.flash.variants import VARIANTS, allowed_table
+from checker.hidden.flash.variants import VARIANTS, allowed_table, causal_shifted, without_block
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
 
 API = {"flash_attention": ("q", "k", "v", "block_size", "causal", "mask")}
@@ -98,8 +98,35 @@ def _compare(got, want, call, q, k, v, block_size, causal=False, mask=None, exer
         _empty_rows_bug(got, wrong, allowed)
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
-    raise Failure(f"{detail}; {_difference(got, want, wrong, allowed, block_size, rtol, atol)}. This check: "
-                  f"{exercise or RIGHT}", nonfinite=nonfinite)
+    difference = _difference(got, want, wrong, allowed, block_size, rtol, atol)
+    args = (q64, k64, v64, block_size, causal, mask)
+    difference += (_causal_boundary(got, args, rtol, atol) if causal else "") or _block_left_out(got, args, rtol, atol)
+    raise Failure(f"{detail}; {difference}. This check: {exercise or RIGHT}", nonfinite=nonfinite)
+
+
+def _block_left_out(got, args, rtol, atol):
+    """`; it equals ...` when the output is right attention without the keys of one block."""
+    n_k, block_size = args[1].shape[-2], args[3]
+    blocks = -(-n_k // block_size)
+    for block in range(blocks if 1 < blocks <= 12 else 0):
+        with np.errstate(all="ignore"):
+            if close(got, without_block(*args, block), rtol, atol).all():
+                stop = min((block + 1) * block_size, n_k) - 1
+                keys = f"key {stop}" if stop == block * block_size else f"keys {block * block_size}-{stop}"
+                return f"; the output equals attention without block {block} ({keys}) of the {blocks}"
+    return ""
+
+
+def _causal_boundary(got, args, rtol, atol):
+    """`; it equals ...` when the output is right attention with the causal boundary moved a key or two."""
+    for offset in (1, -1, 2, -2):
+        with np.errstate(all="ignore"):
+            if close(got, causal_shifted(*args, offset), rtol, atol).all():
+                more = "more" if offset > 0 else "fewer"
+                return (f"; the output equals attention where query i sees keys j <= n_k - n_q + i "
+                        f"{'+' if offset > 0 else '-'} {abs(offset)} ({abs(offset)} key{'s' * (abs(offset) > 1)} "
+                        f"{more} than the contract)")
+    return ""
 
 
 def _left_padding_nan(got, wrong, allowed, block_size):
@@ -150,14 +177,27 @@ def _difference(got, want, wrong, allowed, block_size, rtol, atol):
 
 
 def _rows(wrong):
-    """Which query rows are wrong, as text: `queries [0, 1] at [1, 0]; ...` (a few groups)."""
+    """Which query rows are wrong, as text: `queries 0-2, 5 at [1, 0]; ...`, or `queries 0-2 in every example
+    and head` when every (example, head) has the same ones."""
     *lead, n_q = wrong.shape
-    parts = []
-    for index in np.ndindex(*lead):
-        queries = np.flatnonzero(wrong[index]).tolist()
-        if queries:
-            parts.append(f"queries {queries}" + (f" at {list(index)}" if lead else ""))
+    groups = [(index, np.flatnonzero(wrong[index]).tolist()) for index in np.ndindex(*lead)]
+    groups = [(index, queries) for index, queries in groups if queries]
+    if not lead:
+        return f"queries {_spans(groups[0][1])}"
+    if len(groups) == int(np.prod(lead)) and all(queries == groups[0][1] for _, queries in groups):
+        return f"queries {_spans(groups[0][1])} in every example and head"
+    parts = [f"queries {_spans(queries)} at {list(index)}" for index, queries in groups]
     return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+
+
+def _spans(numbers):
+    """[0, 1, 2, 5] as `0-2, 5`."""
+    spans, start = [], numbers[0]
+    for previous, number in zip(numbers, numbers[1:] + [None]):
+        if number != previous + 1 if number is not None else True:
+            spans.append(f"{start}" if start == previous else f"{start}-{previous}")
+            start = number
+    return ", ".join(spans)
 
 
 def _check(kata, ref, q, k, v, block_size, causal=False, mask=None, mask_text=None, exercise="",

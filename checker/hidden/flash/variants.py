@@ -9,7 +9,7 @@ import numpy as np
 from checker.testkit import variant, variants_in
 
 
-def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False):
+def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False, offset=0):
     """Which key each query may see, (..., n_q, n_k): the mask and, when causal, the bottom-right triangle
     (top-left when `top_left`; without its diagonal, or the upper triangle instead, for the mask bugs).
     Small tests only: this is the table flash_attention never builds."""
@@ -17,7 +17,7 @@ def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=Fal
     lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
     allowed = np.ones((n_q, n_k), bool)
     if causal:
-        last = np.arange(n_q)[:, None] + (0 if top_left else n_k - n_q)  # (n_q, 1): the query's own position
+        last = np.arange(n_q)[:, None] + (0 if top_left else n_k - n_q) + offset  # (n_q, 1): its own position
         if flipped:
             allowed = np.arange(n_k) >= last  # (n_q, n_k): the future, not the past
         else:
@@ -63,8 +63,8 @@ def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True,
 
 
 def _run(q, k, v, block_size, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False,
-         **switches):
-    allowed = allowed_table(q, k, causal, mask, top_left, diagonal, flipped, invert_mask)
+         offset=0, **switches):
+    allowed = allowed_table(q, k, causal, mask, top_left, diagonal, flipped, invert_mask, offset)
     return _online(q, k, v, block_size, allowed, **switches)
 
 
@@ -318,3 +318,17 @@ def _over_queries(q, k, v, block_size, causal, mask):
 
 
 VARIANTS = variants_in(globals())
+
+
+def causal_shifted(q, k, v, block_size, causal, mask, offset):
+    """Right attention but with the causal boundary moved by `offset` keys (query i seeing keys
+    j <= n_k - n_q + i + offset): not a catalogued bug, a way to describe an output."""
+    return _run(q, k, v, block_size, causal, mask, offset=offset)
+
+
+def without_block(q, k, v, block_size, causal, mask, block):
+    """Right attention with the keys of one block (block_size * block ...) hidden from every query: not a
+    catalogued bug, a way to describe an output."""
+    allowed = allowed_table(q, k, causal, mask).copy()
+    allowed[..., block * block_size:(block + 1) * block_size] = False
+    return _online(q, k, v, block_size, allowed)
