@@ -1,4 +1,4 @@
-"""Outside the catalogue: the scores divided by d instead of sqrt(d) (scale-by-dk, catalogued for kata 01 only)."""
+"""scale-by-dk: the scores divided by d instead of sqrt(d)."""
 
 import numpy as np
 

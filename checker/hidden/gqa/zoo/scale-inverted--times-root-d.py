@@ -1,4 +1,4 @@
-"""Outside the catalogue: the causal mask blocks each query's own position."""
+"""scale-inverted: the scores multiplied by sqrt(d) instead of divided by it."""
 
 import numpy as np
 
@@ -20,8 +20,8 @@ def grouped_query_attention(q, k, v, causal=True):
     if h_q % h_kv != 0:
         raise ValueError(f"h_q = {h_q} is not a multiple of h_kv = {h_kv}")
     k, v = repeat_kv(k, h_q // h_kv), repeat_kv(v, h_q // h_kv)  # (b, h_q, n_k, d)
-    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d)  # (b, h_q, n_q, n_k)
+    scores = q @ np.swapaxes(k, -1, -2) * np.sqrt(d)  # (b, h_q, n_q, n_k)
     if causal:
-        visible = np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q - 1)
+        visible = np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
         scores = np.where(visible, scores, -np.inf)
     return _softmax(scores) @ v  # (b, h_q, n_q, d_v)

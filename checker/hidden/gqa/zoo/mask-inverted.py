@@ -1,4 +1,4 @@
-"""Outside the catalogue: the softmax normalises over the queries."""
+"""mask-inverted: the visible-keys mask used as the blocked one: np.where(mask, -inf, scores)."""
 
 import numpy as np
 
@@ -9,8 +9,10 @@ def repeat_kv(x, n_rep):
 
 
 def _softmax(scores):
-    e = np.exp(scores - scores.max(axis=-2, keepdims=True))
-    return np.nan_to_num(e / e.sum(axis=-2, keepdims=True))
+    peak = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(peak), peak, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    return e / np.where(total == 0, 1.0, total)  # a row with no visible key gives zeros
 
 
 def grouped_query_attention(q, k, v, causal=True):
@@ -23,5 +25,5 @@ def grouped_query_attention(q, k, v, causal=True):
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d)  # (b, h_q, n_q, n_k)
     if causal:
         visible = np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
-        scores = np.where(visible, scores, -np.inf)
+        scores = np.where(visible, -np.inf, scores)
     return _softmax(scores) @ v  # (b, h_q, n_q, d_v)

