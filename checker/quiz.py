@@ -8,6 +8,7 @@ Kinds of question:
 - worked: the seeds' hand examples, the answer computed from the reference solutions.
 """
 
+import string
 from dataclasses import dataclass, field
 
 KINDS = ("templated", "predict", "choice", "worked")
@@ -17,7 +18,7 @@ _KEYS = {
     "choice": {"id", "kind", "prompt", "choices", "explanation"},
     "worked": {"id", "kind", "prompt", "answer", "explanation"},
 }
-_OPTIONAL = {"tolerance", "decimals"}
+_OPTIONAL = {"tolerance", "decimals", "unit"}
 
 
 class QuizError(ValueError):
@@ -39,6 +40,7 @@ class Question:
     choices: tuple = ()  # choice: ({"text": ..., "correct": bool}, ...)
     tolerance: float | None = None  # numbers: the largest accepted error
     decimals: int | None = None  # predict and worked: the rounding the prompt asks for
+    unit: str | None = None  # a byte unit (MiB): the answer is a size, and replies may carry their own unit
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Asked:
     choices: list = field(default_factory=list)  # texts, in the order shown
     given: str | None = None
     correct: bool = False
+    exact: object = None  # the answer before the rounding the prompt asks for
 
     def to_json(self):
         q = self.question
@@ -63,7 +66,7 @@ class Asked:
 
 def parse_questions(slug, entries, where):
     """The `questions` of one kata block, validated; `where` names the block in error messages."""
-    from checker import catalog
+    from checker import catalog, quiz_reply
 
     answers = catalog.find(slug).part("quiz")
     if not isinstance(entries, list):
@@ -90,6 +93,11 @@ def parse_questions(slug, entries, where):
             if (not isinstance(choices, list) or len(choices) < 2
                     or sum(bool(c.get("correct")) for c in choices if isinstance(c, dict)) != 1):
                 raise QuizError(f"{here}: choices must be two or more {{text, correct}}, exactly one correct")
+        if kind == "choice" and len({quiz_reply.words(str(c.get("text", ""))) for c in entry["choices"]}) < len(
+                entry["choices"]):
+            raise QuizError(f"{here}: two choices differ only in case or punctuation")
+        if "unit" in entry and str(entry["unit"]).lower() not in quiz_reply.BYTE_UNITS:
+            raise QuizError(f"{here}: unit must be a byte unit ({', '.join(quiz_reply.BYTE_UNITS)})")
         if kind in ("templated", "predict") and not (isinstance(entry["draw"], dict) and all(
                 isinstance(values, list) and values for values in entry["draw"].values())):
             raise QuizError(f"{here}: draw must map each name to a non-empty list of values")
@@ -97,7 +105,7 @@ def parse_questions(slug, entries, where):
             id=str(entry["id"]), kata=slug, kind=kind, prompt=str(entry["prompt"]).strip(),
             explanation=str(entry["explanation"]).strip(), draw=entry.get("draw", {}), answer=entry.get("answer"),
             call=entry.get("call"), choices=tuple(entry.get("choices", ())), tolerance=entry.get("tolerance"),
-            decimals=entry.get("decimals")))
+            decimals=entry.get("decimals"), unit=entry.get("unit")))
     return questions
 
 
@@ -105,7 +113,7 @@ def parse_questions(slug, entries, where):
 
 def ask(question, rng):
     """Draw a question's values, compute its answer, shuffle its choices."""
-    from checker import catalog
+    from checker import catalog, worked
 
     values = {name: rng.choice(options) for name, options in question.draw.items()}
     if question.kind == "choice":
@@ -120,19 +128,39 @@ def ask(question, rng):
         expected = _plain(function(*(values[name] for name in question.call.get("args", []))))
     else:
         expected = _plain(getattr(catalog.find(question.kata).part("quiz"), question.answer)(**values))
+    exact = expected
     if question.decimals is not None:
         expected = _round(expected, question.decimals)
-    filled = {**values, "answer": _text(expected)}
-    return Asked(question, question.prompt.format(**filled), expected, question.explanation.format(**filled))
+    filled = {**worked.settings(), **values, "answer": _text(expected)}
+    return Asked(question, _FORMATTER.format(question.prompt, **filled), expected,
+                 _FORMATTER.format(question.explanation, **filled), exact=exact)
+
+
+class _Counted(string.Formatter):
+    """`{steps:decode step}` writes "1 decode step" or "7 decode steps": the grammar follows the number."""
+
+    def format_field(self, value, spec):
+        if spec and spec[0].isalpha():
+            return f"{value} {spec}{'' if value == 1 else 's'}"
+        return super().format_field(value, spec)
+
+
+_FORMATTER = _Counted()
 
 
 def draw(questions, count, seed):
-    """`count` questions (each at most once), drawn and computed: the same seed gives the same quiz."""
+    """`count` questions (each at most once), drawn and computed. The same seed gives the same quiz, and
+    a longer quiz with that seed starts with the same questions, the same numbers and the same choices."""
     import random
 
-    rng = random.Random(seed)
-    chosen = rng.sample(list(questions), min(count, len(questions)))
-    return [ask(question, rng) for question in chosen]
+    order = list(questions)
+    random.Random(seed).shuffle(order)
+    return [ask(question, random.Random(f"{seed}:{question.id}")) for question in order[:count]]
+
+
+def replay_command(kata_key, count, seed):
+    """The command that asks the same quiz again."""
+    return " ".join(["kata quiz", *([kata_key] if kata_key else []), "-n", str(count), "--seed", str(seed)])
 
 
 def _plain(value):
@@ -177,44 +205,31 @@ def grade(asked, reply):
 
 
 def _matches(asked, reply):
+    from checker import quiz_reply
+
     expected = asked.expected
     if asked.question.kind == "choice":
-        return _choice_index(reply, asked.choices) == expected
-    if isinstance(expected, tuple):
-        return parse_numbers(reply) == [float(n) for n in expected]
-    tolerance = asked.question.tolerance or 0.0
-    numbers = parse_numbers(reply)
+        return quiz_reply.choice(reply, asked.choices) == expected
     wanted = _flatten(expected)
-    return numbers is not None and len(numbers) == len(wanted) and all(
-        abs(got - want) <= tolerance + 1e-9 * max(1.0, abs(want)) for got, want in zip(numbers, wanted))
+    numbers = quiz_reply.numbers(reply, len(wanted), (asked.question.unit or "").lower() or None)
+    if numbers is None:
+        return False
+    if isinstance(expected, tuple):
+        return numbers == wanted
+    tolerance = asked.question.tolerance or 0.0
+    exact = wanted if asked.exact is None else _flatten(asked.exact)
+    return all(_close(got, want, tolerance) or _close(got, best, tolerance)
+               for got, want, best in zip(numbers, wanted, exact))
+
+
+def _close(got, want, tolerance):
+    return abs(got - want) <= tolerance + 1e-9 * max(1.0, abs(want))
 
 
 def _flatten(value):
     if isinstance(value, (list, tuple)):
         return [x for item in value for x in _flatten(item)]
     return [float(value)]
-
-
-def parse_numbers(text):
-    """`(2, 8, 10, 10)`, `2x8x10x10`, `[2,8,10,10]`, `2 8 10 10`, `1/3`, `0.333`: the numbers, or None."""
-    from fractions import Fraction
-
-    cleaned = text.lower().replace("×", "x")
-    for bracket in "()[]{}":
-        cleaned = cleaned.replace(bracket, " ")
-    parts = [p for p in cleaned.replace(",", " ").replace(";", " ").split() for p in p.split("x") if p]
-    try:
-        return [float(Fraction(part)) for part in parts] or None
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
-def _choice_index(reply, choices):
-    text = reply.strip().rstrip(")").strip().lower()
-    if len(text) == 1 and "a" <= text < chr(ord("a") + len(choices)):
-        return ord(text) - ord("a")
-    normalised = [" ".join(c.lower().split()) for c in choices]
-    return normalised.index(" ".join(text.split())) if " ".join(text.split()) in normalised else None
 
 
 # --- showing answers -------------------------------------------------------------------------------

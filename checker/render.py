@@ -152,9 +152,9 @@ def verdict_text(asked):
     return f"{head}\n{asked.explanation}\n"
 
 
-def score_text(correct, asked, seed):
-    return (click.style(f"Score: {correct} of {asked}", bold=True)
-            + f"  (`kata quiz --seed {seed}` asks the same questions again)")
+def score_text(correct, asked, replay):
+    """The score, and the exact command that asks the same questions again."""
+    return click.style(f"Score: {correct} of {asked}", bold=True) + f"  (`{replay}` asks the same questions again)"
 
 
 def list_text(rows):

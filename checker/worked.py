@@ -21,3 +21,14 @@ def matmul(a, b):
     import numpy as np
 
     return np.asarray(a, float) @ np.asarray(b, float)
+
+
+def settings():
+    """The worked examples' vectors as prompts show them ({order_queries}, {abc}, ...), computed like the
+    answers, so a question states its whole setting without a number typed by hand."""
+    def rows(matrix):
+        return ", ".join("(" + ", ".join(f"{v:g}" for v in row) + ")" for row in matrix)
+
+    return {"order_queries": rows(matmul(ORDER_X, ORDER_WQ)), "order_keys": rows(matmul(ORDER_X, ORDER_WK)),
+            "order_values": rows(matmul(ORDER_X, ORDER_WV)), "abc": rows(ABC),
+            "abc_unscaled_row_a": rows(matmul(ABC, [[2.0, 0.0, 1.0], [0.0, 2.0, 1.0]])[:1])}

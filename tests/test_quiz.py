@@ -69,8 +69,67 @@ def test_fractions_within_the_stated_tolerance(reply, ok):
 def test_choices_by_letter_or_text_in_any_case():
     question = next(q for q in QUESTIONS if q.kind == "choice")
     asked = quiz.Asked(question, "", 1, "", ["First", "The Right One", "Third"])
-    assert quiz.grade(asked, "B") and quiz.grade(asked, "b)") and quiz.grade(asked, "the right one")
-    assert not quiz.grade(asked, "a") and not quiz.grade(asked, "the right")
+    for reply in ["B", "b)", "(b)", "b.", "[b]", "option b", "Option B.", "b) The Right One", "the right one",
+                  "THE RIGHT ONE!", "the right"]:
+        assert quiz.grade(asked, reply), reply
+    for reply in ["a", "d", "the", "b) First", "a) the right one", "the wrong one", "b c", "right", "option"]:
+        assert not quiz.grade(asked, reply), reply
+
+
+def test_a_start_shared_by_two_choices_is_no_answer():
+    question = next(q for q in QUESTIONS if q.kind == "choice")
+    asked = quiz.Asked(question, "", 0, "", ["Only the first key.", "Only the last key, its own.", "All n keys."])
+    assert quiz.grade(asked, "only the first") and quiz.grade(asked, "Only the first key")
+    assert not quiz.grade(asked, "only the") and not quiz.grade(asked, "only")
+
+
+@pytest.mark.parametrize("reply, expected, ok", [
+    ("2,359,296", 2359296, True), ("2359296", 2359296, True), ("4*768*768", 2359296, True),
+    ("4 x 768 x 768", 2359296, True), ("4 × 768 × 768", 2359296, True), ("1,000,000", 10**6, True),
+    ("1000^2", 10**6, True), ("1000**2", 10**6, True), ("10^6", 10**6, True), ("1e6", 10**6, True),
+    ("2^28", 2**28, True), ("1 / 8", 0.125, True), ("1/sqrt(64)", 0.125, True), ("sqrt(128)", 11.31, True),
+    ("√128", 11.31, True), ("(3 + 5) / 64", 0.125, True), ("−0.5", -0.5, True),
+    # never a wrong answer, never junk
+    ("2,359,297", 2359296, False), ("2,35,9296", 2359296, False), ("1,000", 10**6, False), ("2^27", 2**28, False),
+    ("sqrt(127)", 11.31, False), ("1/0", 0.125, False), ("sqrt(-1)", 0.125, False), ("9^9^9", 2**28, False),
+    ("2**1000", 2**28, False), ("__import__('os').getpid()", 0.125, False), ("x", 0.125, False),
+    ("0.125 0.5", 0.125, False), ("1/8 MiB", 0.125, False), ("eight", 8, False),
+])
+def test_numbers_and_arithmetic_as_people_write_them(reply, expected, ok):
+    question = next(q for q in QUESTIONS if q.id == "scores-divisor")  # tolerance 0.005
+    asked = quiz.Asked(question, "", expected, "")
+    assert quiz.grade(asked, reply) == ok
+
+
+@pytest.mark.parametrize("reply, ok", [
+    ("24", True), ("24 MiB", True), ("24MiB", True), ("24 mib", True), ("25165824 bytes", True),
+    ("25,165,824 B", True), ("24576 KiB", True), ("0.0234375 GiB", True), ("24.0 MiB", True),
+    ("24 MB", False), ("25 MB", False), ("25.2 MB", True), ("24 megs", False), ("24 GiB", False), ("23 MiB", False),
+])
+def test_byte_units_where_the_question_is_about_bytes(reply, ok):
+    question = next(q for q in QUESTIONS if q.id == "kv-cache-bytes")
+    asked = quiz.Asked(question, "", 24.0, "", exact=24.0)
+    assert quiz.grade(asked, reply) == ok
+    other = quiz.Asked(next(q for q in QUESTIONS if q.id == "kv-cache-numbers"), "", 24, "")
+    assert quiz.grade(other, "24") and not quiz.grade(other, "24 MiB")  # a count has no unit
+
+
+@pytest.mark.parametrize("reply, ok", [("11.31", True), ("11.3137", True), ("sqrt(128)", True), ("11.3", False),
+                                       ("11.32", False), ("11.310", True)])
+def test_the_tolerance_the_question_states(reply, ok):
+    question = next(q for q in QUESTIONS if q.id == "scores-divisor")  # "(2 decimals)", tolerance 0.005
+    asked = quiz.Asked(question, "", 11.31, "", exact=128 ** 0.5)
+    assert quiz.grade(asked, reply) == ok
+
+
+@pytest.mark.parametrize("reply, expected, ok", [
+    ("[[1, 0], [1, 1]]", [[1, 0], [1, 1]], True), ("1 0 1 1", [[1, 0], [1, 1]], True),
+    ("[0.5, -0.5]", [0.5, -0.5], True), ("0.5 -0.5", [0.5, -0.5], True), ("1/3, 1/3, 1/3", [1 / 3] * 3, True),
+    ("[1/3 1/3 1/3]", [1 / 3] * 3, True), ("[0.5, 0.5, 0]", [0.5, 0.5], False), ("0.5", [0.5, 0.5], False),
+])
+def test_lists_of_values(reply, expected, ok):
+    question = next(q for q in QUESTIONS if q.id == "softmax-predict")
+    assert quiz.grade(quiz.Asked(question, "", expected, ""), reply) == ok
 
 
 def session(*args, input=""):
@@ -121,3 +180,73 @@ def test_a_stated_rounding_is_the_answers_rounding(question):
     assert question.decimals == (int(stated.group(1)) if stated else question.decimals)
     if question.decimals is not None and question.tolerance is not None:
         assert question.tolerance >= 0.5 * 10 ** -question.decimals  # the rounded answer itself is accepted
+
+
+def seed_asking(question_id, *words):
+    """A seed whose first question is `question_id`, its prompt holding `words`."""
+    kata = next(q.kata for q in QUESTIONS if q.id == question_id)
+    questions = prompts.for_kata(catalog.find(kata)).questions
+    for seed in range(5000):
+        (asked,) = quiz.draw(questions, 1, seed)
+        if asked.question.id == question_id and all(word in asked.prompt for word in words):
+            return kata, seed, asked
+    raise AssertionError(f"no seed asks {question_id} with {words}")
+
+
+def letter(asked):
+    return "abcd"[asked.expected]
+
+
+# Every way of writing an answer that the issue saw refused, through `kata quiz` itself.
+FORMATS = [
+    ("heads-transpose-axes", (), lambda a: f"({letter(a)})"),
+    ("heads-transpose-axes", (), lambda a: f"{letter(a)}."),
+    ("heads-transpose-axes", (), lambda a: f"option {letter(a)}"),
+    ("heads-transpose-axes", (), lambda a: f"{letter(a)}) {a.choices[a.expected]}"),
+    ("heads-transpose-axes", (), lambda a: a.choices[a.expected]),
+    ("heads-parameters", ("768",), lambda a: "2,359,296"),
+    ("heads-parameters", ("768",), lambda a: "4*768*768"),
+    ("scores-per-head", ("1000 ",), lambda a: "1,000,000"),
+    ("scores-per-head", ("1000 ",), lambda a: "1000^2"),
+    ("softmax-uniform", ("8 equal",), lambda a: "1 / 8"),
+    ("softmax-uniform", ("8 equal",), lambda a: "1/sqrt(64)"),
+    ("scores-divisor", ("128",), lambda a: "sqrt(128)"),
+    ("kv-cache-bytes", ("12 layers", "batch 1", "8 heads", "1024 tokens", "d_head = 64"), lambda a: "24 MiB"),
+    ("kv-cache-numbers", ("32 layers", "batch 1", "32 heads", "1024 tokens", "d_head = 128"), lambda a: "2^28"),
+    ("kv-append-first", (), lambda a: "Before"),
+]
+
+
+@pytest.mark.parametrize("question_id, words, reply", FORMATS)
+def test_the_quiz_accepts_answers_as_people_write_them(question_id, words, reply):
+    kata, seed, asked = seed_asking(question_id, *words)
+    result = session(kata, "-n", "1", "--seed", str(seed), input=reply(asked) + "\n")
+    assert result.exit_code == 0 and "Right." in result.output, (reply(asked), result.output)
+    wrong = session(kata, "-n", "1", "--seed", str(seed), input="12345678\n")
+    assert "Not quite." in wrong.output and "Score: 0 of 1" in wrong.output
+
+
+def test_a_seed_asks_the_same_first_questions_whatever_n():
+    short, long = quiz.draw(QUESTIONS, 3, 2), quiz.draw(QUESTIONS, 8, 2)
+    assert [(a.prompt, a.choices, a.expected) for a in short] == [(a.prompt, a.choices, a.expected) for a in long[:3]]
+
+
+def test_the_score_line_gives_the_exact_command_that_asks_again():
+    result = session("multi-head", "-n", "8", "--seed", "2", input="")
+    assert "`kata quiz multi-head -n 8 --seed 2` asks the same questions again" in result.output
+    again = json.loads(session("multi-head", "-n", "8", "--seed", "2", "--json").stdout)
+    assert again["replay"] == "kata quiz multi-head -n 8 --seed 2"
+    assert [q["prompt"] for q in again["questions"]] == [a.prompt for a in quiz.draw(
+        prompts.for_kata(catalog.find("multi-head")).questions, 8, 2)]
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
+def test_every_question_stands_alone_and_counts_in_good_grammar(question):
+    import random
+    import re
+
+    for seed in range(6):
+        prompt = quiz.ask(question, random.Random(seed)).prompt
+        assert not re.match(r"(same|and|the same|it|its)\b", prompt, re.I), prompt
+        assert not re.search(r"\b(same (setting|example|tokens|cache)|that step|as above)\b", prompt, re.I), prompt
+        assert not re.search(r"(?<![\d.,])1 (new |decode )?(tokens|steps|heads|layers|queries|keys)\b", prompt), prompt

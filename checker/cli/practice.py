@@ -21,8 +21,11 @@ def quiz(kata_key, count, seed, as_json, list_only):
     """Quiz yourself on shapes, scaling and masks: every answer is computed, never memorised.
 
     Answers are read from the terminal, or one a line from standard input when it is not a
-    terminal (the end of input leaves the rest unanswered). Shapes may be written (2, 8, 10, 10),
-    2x8x10x10 or 2 8 10 10; numbers 0.333 or 1/3; choices by letter or text.
+    terminal (the end of input leaves the rest unanswered). Write them as you would on paper:
+    shapes (2, 8, 10, 10), 2x8x10x10 or 2 8 10 10; numbers 2,359,296, 1/3, 1/sqrt(64), 2^28 or
+    4*768*768; sizes 24 MiB or 25165824 bytes; choices b, (b), option b, the option as printed
+    or the start of its text. A seed asks the same questions whatever -n: a longer quiz only adds
+    questions after them.
 
     Example:
 
@@ -50,10 +53,11 @@ def quiz(kata_key, count, seed, as_json, list_only):
     read_reply, show = _quiz_io(err=as_json)
     correct = quizzes.run(asked, read_reply, show)
     if as_json:
-        click.echo(json.dumps({"seed": seed, "asked": len(asked), "correct": correct,
+        click.echo(json.dumps({"seed": seed, "replay": quizzes.replay_command(kata_key, count, seed),
+                               "asked": len(asked), "correct": correct,
                                "questions": [a.to_json() for a in asked]}))
     else:
-        show(render.score_text(correct, len(asked), seed))
+        show(render.score_text(correct, len(asked), quizzes.replay_command(kata_key, count, seed)))
 
 
 def _quiz_io(err=False):

@@ -1,0 +1,188 @@
+"""Reading a quiz reply the way a person writes it: numbers, shapes, arithmetic, byte units, choices.
+
+Every reading is strict: a reply that could mean two things, or that holds anything but numbers,
+brackets, arithmetic and a byte unit, reads as nothing (None), so a wrong answer is never accepted.
+Arithmetic (+ - * / ^ ** sqrt and brackets) is parsed by `ast` and walked here: nothing is evaluated.
+"""
+
+import ast
+import math
+import operator
+import re
+
+# A byte unit and its size in bytes: SI units are powers of 1000, IEC units powers of 1024.
+BYTE_UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+              "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SEPARATED = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")  # 2,359,296 or 1,000,000.5
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+              ast.Pow: operator.pow}
+_SPELLED = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "√": " sqrt ", "²": "^2"})
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+MAX_EXPONENT = 64  # 2^28 and 1000^2 are answers; 9^9^9 is not
+
+
+def numbers(text, count, unit=None):
+    """The `count` numbers a reply holds, or None. `unit` (a key of BYTE_UNITS): the question is about
+    bytes in that unit, so a reply may carry its own byte unit (`24 MiB`, `25165824 bytes`)."""
+    text = re.sub(r"sqrt\s*([\d.]+)", r"sqrt(\1)", text.strip().lower().translate(_SPELLED))
+    if unit:
+        text, scale = _strip_unit(text, unit)
+        if text is None:
+            return None
+    else:
+        scale = 1.0
+    if count == 1:
+        text = text.replace("x", "*")  # 4x768x768 is one number
+        if _SEPARATED.match(text.replace(" ", "")):
+            text = text.replace(",", "")
+        value = _value(text)
+        found = None if value is None else [value]
+    else:
+        found = _list(text)
+    if found is None or len(found) != count:
+        return None
+    return [value * scale for value in found]
+
+
+def _strip_unit(text, unit):
+    """(the number's text, what to multiply it by to get `unit`), or (None, None) for a word we do not know."""
+    match = re.match(r"^(.*?[\d)\s])([a-z]+)$", text)
+    if match is None or match.group(2) == "sqrt":
+        return text, 1.0
+    if match.group(2) not in BYTE_UNITS:
+        return None, None  # "24 megs"
+    return match.group(1), BYTE_UNITS[match.group(2)] / BYTE_UNITS[unit]
+
+
+def _list(text, top=True):
+    """Several numbers: `(2, 8, 10, 10)`, `2x8x10x10`, `[[1, 0], [0, 1]]`, `0.5 -0.5`, `1/3, 1/3, 1/3`."""
+    text = text.strip()
+    if not text:
+        return None
+    inner = _unwrap(text)
+    if inner is not None:
+        return _list(inner, top)
+    pieces = _split_top(text, ",;")
+    if len(pieces) == 1:
+        if top and re.fullmatch(r"[\d.\s]+([x*][\d.\s]+)+", text):  # 2x8x10x10: a shape
+            return [_value(piece) for piece in re.split(r"[x*]", text)]
+        return _spaced(text)
+    found = []
+    for piece in pieces:
+        values = _list(piece, top=False)
+        if values is None:
+            return None
+        found += values
+    return found
+
+
+def _spaced(text):
+    """Numbers separated by spaces, an operator keeping its two neighbours together (`1 / 3 2 / 3`)."""
+    tokens, joined = text.split(), []
+    for token in tokens:
+        if joined and (joined[-1][-1] in "+-*/^(" or token[0] in "*/^)"
+                       or (token in ("+", "-"))):
+            joined[-1] += token
+        else:
+            joined.append(token)
+    values = [_value(token) for token in joined]
+    return None if any(v is None for v in values) else values
+
+
+def _unwrap(text):
+    """The inside of `text` when one pair of brackets wraps all of it, else None."""
+    if text[0] not in _BRACKETS or text[-1] != _BRACKETS[text[0]]:
+        return None
+    depth = 0
+    for position, char in enumerate(text):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0 and position < len(text) - 1:
+            return None
+    return text[1:-1]
+
+
+def _split_top(text, separators):
+    pieces, depth, start = [], 0, 0
+    for position, char in enumerate(text):
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0 and char in separators:
+            pieces.append(text[start:position])
+            start = position + 1
+    pieces.append(text[start:])
+    return [piece for piece in pieces if piece.strip()] if len(pieces) > 1 else pieces
+
+
+def _value(text):
+    """One number written as arithmetic, or None."""
+    text = text.strip().replace("^", "**").replace("[", "(").replace("]", ")")
+    if not text or len(text) > 200:
+        return None
+    try:
+        tree = ast.parse(text, mode="eval")
+        value = _walk(tree.body)
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _walk(node):
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _walk(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _walk(node.left), _walk(node.right)
+        if isinstance(node.op, ast.Pow) and (abs(right) > MAX_EXPONENT or abs(left) > 10**6):
+            raise ValueError("too large a power")
+        return _OPERATORS[type(node.op)](left, right)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt"
+            and len(node.args) == 1 and not node.keywords):
+        return math.sqrt(_walk(node.args[0]))
+    raise ValueError("not arithmetic")
+
+
+# --- choices ---------------------------------------------------------------------------------------
+
+_LETTER = re.compile(r"^[(\[]?\s*(?:(?:option|answer|choice)\s+)?([a-z])(?:\s*[)\].:]\s*|\s+|$)(.*)$")
+_LITTLE_WORDS = {"a", "an", "the", "of", "to", "it", "its", "is", "in", "on", "and", "or", "by", "for", "with", "as",
+                 "at", "x"}
+
+
+def words(text):
+    """Text as its lower-case words and numbers: punctuation and case are ignored."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def choice(reply, choices):
+    """The index of the choice a reply names, or None: by letter in any wrapping (`b`, `(b)`, `b.`,
+    `option b`), by the option as printed (`b) text`), or by its text, whole or a start no other shares."""
+    text = reply.strip().lower()
+    letters = len(choices)
+    if len(text) == 1:
+        return ord(text) - ord("a") if "a" <= text < chr(ord("a") + letters) else None
+    by_text = _by_text(text, choices)
+    if by_text is not None:
+        return by_text
+    match = _LETTER.match(text)
+    if match is None or not "a" <= match.group(1) < chr(ord("a") + letters):
+        return None
+    index, rest = ord(match.group(1)) - ord("a"), match.group(2).strip()
+    if rest and _by_text(rest, choices) != index:
+        return None  # `b) something else`: the letter and the text disagree
+    return index
+
+
+def _by_text(text, choices):
+    said = words(text)
+    if not said:
+        return None
+    texts = [words(c) for c in choices]
+    if said in texts:
+        return texts.index(said) if texts.count(said) == 1 else None
+    if not set(said.split()) - _LITTLE_WORDS:
+        return None  # "the": no word that says anything
+    starts = [i for i, t in enumerate(texts) if (t + " ").startswith(said + " ")]
+    return starts[0] if len(starts) == 1 else None
