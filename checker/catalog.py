@@ -37,6 +37,11 @@ class Kata:
         return ROOT / "katas" / self.filename
 
     @property
+    def pristine_path(self):
+        """The stub as shipped with the package, never edited by a learner (`kata reset` restores it)."""
+        return self.folder / "stub.py"
+
+    @property
     def solution_path(self):
         return ROOT / "solutions" / self.filename
 

@@ -31,7 +31,7 @@ def test_version():
 
 
 @pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"], ["quiz"],
-                                     ["watch"], ["mock"], ["pack"], ["grade"]])
+                                     ["watch"], ["mock"], ["pack"], ["grade"], ["backups"], ["next"]])
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output
@@ -165,9 +165,53 @@ def test_reset_restores_the_stub_and_keeps_a_backup(workspace):
     path.write_text("my attempt\n")
     result = run("reset", "02")
     assert result.exit_code == 0, result.output
-    assert path.read_text() == catalog.find("02").stub_path.read_text()
+    assert path.read_text() == catalog.find("02").pristine_path.read_text()
     backups = list((workspace / ".kata" / "backups").glob("02_softmax.*.py"))
     assert [b.read_text() for b in backups] == ["my attempt\n"]
+    assert "kata reset 02 --restore" in result.output
+    again = run("reset", "02")
+    assert again.exit_code == 0 and "already the stub" in again.output
+    assert len(list((workspace / ".kata" / "backups").iterdir())) == 1
+
+
+def test_reset_after_a_commit_restores_the_shipped_stub_not_git_head(workspace):
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=l", "-c", "user.email=l@example.com", *args], cwd=workspace,
+                       check=True, capture_output=True)
+
+    path = solve(workspace, "03")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "my solution")
+    result = run("reset", "03")
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == catalog.find("03").pristine_path.read_text()
+    assert "NotImplementedError" in path.read_text()
+    (backup,) = (workspace / ".kata" / "backups").glob("03_causal_mask.*.py")
+    assert backup.read_text() == catalog.find("03").solution_path.read_text()
+    listed = run("backups", "03")
+    assert listed.exit_code == 0 and backup.name in listed.output and "--restore" in listed.output
+    restored = run("reset", "03", "--restore")
+    assert restored.exit_code == 0, restored.output
+    assert path.read_text() == catalog.find("03").solution_path.read_text()
+    assert len(list((workspace / ".kata" / "backups").iterdir())) == 1  # the stub it replaced needs none
+    path.write_text("a third try\n")
+    assert run("reset", "03", "--restore", str(backup)).exit_code == 0
+    assert path.read_text() == catalog.find("03").solution_path.read_text()
+    assert "a third try\n" in [b.read_text() for b in (workspace / ".kata" / "backups").iterdir()]
+
+
+def test_restore_without_a_backup_is_a_usage_mistake(workspace):
+    result = run("reset", "04", "--restore")
+    assert result.exit_code == 2 and "no backup of 04" in result.output and "Traceback" not in result.output
+    assert "No backups yet" in run("backups").output
+
+
+def test_the_shipped_stubs_are_the_repositorys_stubs():
+    for kata in catalog.all_katas():
+        assert kata.pristine_path.read_text() == kata.stub_path.read_text(), kata
 
 
 def test_corrupted_progress_warns_and_is_rebuilt(workspace):

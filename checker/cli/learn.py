@@ -131,22 +131,68 @@ def solution(kata_key, yes):
 
 @cli.command()
 @click.argument("kata_key", metavar="ID")
-def reset(kata_key):
-    """Restore a kata's stub, keeping a backup of your file in .kata/backups/.
+@click.option("--restore", "restore", metavar="[BACKUP]", is_flag=False, flag_value="newest", default=None,
+              help="Bring a backup back instead (default: the newest; `kata backups` lists them).")
+def reset(kata_key, restore):
+    """Restore a kata's stub as the project ships it, keeping a backup of your file in .kata/backups/.
+
+    Your commits do not matter: the stub comes with the package, not from git. --restore brings
+    a backup back (your current file is backed up first), so nothing is ever lost.
 
     Example:
 
     \b
         kata reset 03
+        kata reset 03 --restore
+        kata reset 03 --restore .kata/backups/03_causal_mask.20250615-170640.py
     """
     kata = find_kata(kata_key)
     from checker import workspace
+    from checker.runner import display_path
 
+    here = catalog.find_workspace()
     try:
-        backup = workspace.reset(kata, catalog.find_workspace())
+        if restore is not None:
+            restored, replaced = workspace.restore(kata, here, None if restore == "newest" else restore)
+            echo(f"Restored {display_path(restored)} as your file of {kata}."
+                 + (f" The file it replaced is saved as {display_path(replaced)}" if replaced else ""))
+            return
+        backup = workspace.reset(kata, here)
     except workspace.ResetError as error:
-        raise click.ClickException(str(error)) from None
+        raise UsageProblem(str(error)) from None
+    except OSError as error:
+        raise click.ClickException(f"could not reset {kata}: {error}") from None
     if backup:
-        echo(f"Restored the stub of {kata}; your file is saved as {backup}")
+        echo(f"Restored the stub of {kata}; your file is saved as {display_path(backup)} "
+             f"(`kata reset {kata.id} --restore` brings it back).")
     else:
-        echo(f"Restored the stub of {kata}.")
+        echo(f"{kata} is already the stub: nothing to back up.")
+
+
+@cli.command("backups")
+@click.argument("kata_key", metavar="[ID]", required=False)
+def list_backups(kata_key):
+    """List the backups `kata reset` kept, newest first, with the command that brings each back.
+
+    Example:
+
+    \b
+        kata backups
+        kata backups 03
+    """
+    from datetime import datetime
+
+    from checker import workspace
+    from checker.runner import display_path
+
+    kata = find_kata(kata_key) if kata_key else None
+    kept = workspace.backups(catalog.find_workspace(), kata)
+    if not kept:
+        echo("No backups yet: `kata reset ID` keeps one each time it restores a stub.")
+        return
+    by_stem = {Path(k.filename).stem: k for k in catalog.all_katas()}
+    for backup in kept:
+        owner = by_stem.get(backup.path.name.split(".")[0])
+        again = f"kata reset {owner.id} --restore {display_path(backup.path)}" if owner else ""
+        echo(f"{datetime.fromtimestamp(backup.saved):%Y-%m-%d %H:%M:%S}  {backup.size:>6} bytes  "
+             f"{display_path(backup.path)}  {again}".rstrip())
