@@ -51,10 +51,27 @@ class MockReport:
         return {"format_version": FORMAT_VERSION, **asdict(self)}
 
 
-def pick(katas, record, seed):
-    """The kata of a mock: drawn with `seed` among those never passed here, or among all once every one has."""
-    fresh = [kata for kata in katas if not record.of(kata.id).ever_passed]
-    return random.Random(seed).choice(fresh or list(katas))
+def pick(katas, unpassed, seed):
+    """The kata of a mock and why: drawn with `seed` among `unpassed` (those that do not pass now), or
+    among all of `katas` once every one passes."""
+    pool = list(unpassed) or list(katas)
+    kata = random.Random(seed).choice(pool)
+    ids = ", ".join(k.id for k in pool)
+    if not unpassed:
+        return kata, f"Every kata passes here, so it was drawn (seed {seed}) among all {len(pool)}: {ids}."
+    if len(pool) == 1:
+        return kata, "It is the one kata that does not pass here yet."
+    return kata, f"Drawn (seed {seed}) among the {len(pool)} katas that do not pass here yet: {ids}."
+
+
+def fresh_copy(kata, workspace):
+    """The mock's own file, .kata/mock/NN_slug.py, holding the shipped stub: the learner's file is left alone."""
+    from checker.workspace import pristine_stub
+
+    path = Path(workspace) / ".kata" / "mock" / kata.filename
+    stub = pristine_stub(kata)
+    progress.atomic_write(path, stub if stub is not None else kata.stub_path.read_text(encoding="utf-8"))
+    return path
 
 
 class Session:
@@ -117,8 +134,9 @@ def _iso(seconds):
     return datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
 
 
-def save(report, markdown, folder):
-    """Keep the report as `<folder>/<started>-<slug>.md` and `.json`; return the two paths."""
+def save(report, markdown, folder, attempt=None):
+    """Keep the report as `<folder>/<started>-<slug>.md` and `.json` (and the `attempt` file as `.py`);
+    return the two report paths."""
     import json
 
     stem = f"{report.started[:19].replace('-', '').replace(':', '').replace('T', '-')}-{report.slug}"
@@ -129,6 +147,8 @@ def save(report, markdown, folder):
     paths = base.with_suffix(".md"), base.with_suffix(".json")
     progress.atomic_write(paths[0], markdown)
     progress.atomic_write(paths[1], json.dumps(report.to_json(), indent=2) + "\n")
+    if attempt is not None and Path(attempt).is_file():
+        progress.atomic_write(base.with_suffix(".py"), Path(attempt).read_text(encoding="utf-8", errors="replace"))
     return paths
 
 

@@ -11,8 +11,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-FORMAT_VERSION = 2  # 2 added bugs_seen; a version 1 file is read as it is, with no bugs seen
-_READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3  # 2 added bugs_seen, 3 last_checked; older files are read as they are
+_READABLE_VERSIONS = (1, 2, 3)
 
 
 @dataclass
@@ -23,6 +23,7 @@ class KataProgress:
     first_seen: float | None = None  # time of the first check
     seconds_to_pass: float | None = None  # from the first check to the first pass
     bugs_seen: list = field(default_factory=list)  # bug ids the checks named, in first-seen order
+    last_checked: str | None = None  # a digest of the file the last attempt checked
 
     @property
     def ever_passed(self):
@@ -30,7 +31,7 @@ class KataProgress:
 
 
 _TYPES = {"status": (str,), "attempts": (int,), "hints_used": (int,), "first_seen": (int, float, type(None)),
-          "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,)}
+          "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,), "last_checked": (str, type(None))}
 
 
 @dataclass
@@ -42,20 +43,35 @@ class Progress:
     def of(self, kata_id):
         return self.katas.setdefault(kata_id, KataProgress())
 
-    def record_check(self, kata_id, status, bugs=(), now=None):
+    def record_check(self, kata_id, status, bugs=(), now=None, digest=None):
+        """Record a check. An attempt is a check of a started file with content not checked before:
+        the stub (not started) and a file checked again unchanged (`--all`, `--json`, a re-run) are not."""
         now = time.time() if now is None else now
         entry = self.of(kata_id)
-        entry.attempts += 1
         entry.status = status
+        if status == "not-started":
+            return
+        if digest is None or digest != entry.last_checked:
+            entry.attempts += 1
+        entry.last_checked = digest if digest is not None else entry.last_checked
         entry.bugs_seen += [bug for bug in dict.fromkeys(bugs) if bug not in entry.bugs_seen]
         if entry.first_seen is None:
             entry.first_seen = now
         if status == "passed" and entry.seconds_to_pass is None:
             entry.seconds_to_pass = round(now - entry.first_seen, 1)
 
-    def first_unpassed(self, katas):
-        """The first of `katas` that never passed here, or None."""
-        return next((kata for kata in katas if not self.of(kata.id).ever_passed), None)
+    def passes_now(self, kata_id, digest=None):
+        """Its last check passed, on the file as it is now (`digest`; a reset or an edit since undoes a pass)."""
+        entry = self.of(kata_id)
+        return entry.status == "passed" and (digest is None or entry.last_checked in (None, digest))
+
+    def unpassed(self, katas, digests=None):
+        """The katas that do not pass now, in order; `digests`: kata id -> digest of its file as it is."""
+        return [kata for kata in katas if not self.passes_now(kata.id, (digests or {}).get(kata.id))]
+
+    def first_unpassed(self, katas, digests=None):
+        """The first of `katas` that does not pass now, or None."""
+        return next(iter(self.unpassed(katas, digests)), None)
 
     def save(self):
         data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())}}

@@ -18,16 +18,19 @@ def color_wanted():
     return False if os.environ.get("NO_COLOR") else None
 
 
-def check_text(result, prompts=None, command="kata", watching=False):
+def check_text(result, prompts=None, command="kata", watching=False, strict=False, verbose=False, next_step=None):
     """A check's result: status line, then each failure with its call, its bug and a fix.
 
-    `watching` (kata watch, kata mock): the first failure only, and "save" where it says "run".
+    Failures come most informative first (a named bug with a picture leads). `watching` (kata watch,
+    kata mock): the first failure only, and "save" where it says "run". `strict` (a mock interview):
+    the status and the failing checks' names, never a bug name, a fix or a picture. `verbose`: every
+    check, passed ones too. `next_step`: what to do after a pass, one line.
     """
     label, colour = _STATUS_STYLE[result.status]
     passed = sum(t.outcome == "passed" for t in result.tests)
     lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
     summary = f"{passed} of {len(result.tests)} checks passed"
-    if result.bugs:
+    if result.bugs and not strict:
         summary += " · bugs: " + ", ".join(result.bugs)
     lines.append(f"{click.style(label, fg=colour, bold=True)}  {summary} · {result.seconds:.2f} s")
     if result.status == Status.NOT_STARTED:
@@ -36,17 +39,14 @@ def check_text(result, prompts=None, command="kata", watching=False):
             lines += ["  " + line for line in prompts.brief.splitlines()]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
-        lines += ["", f"Edit {result.file}{again}. Stuck? `{command} hint {result.kata}`."]
+        lines += ["", f"Edit {result.file}{again}." + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
         return "\n".join(lines)
-    failures = _distinct(result.failures)
-    shown = 1 if watching else SHOWN_FAILURES
-    for test, repeats in failures[:shown]:
-        lines += [""] + _failure_lines(test, result.file, prompts)
-        if repeats:
-            lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
-    hidden = sum(1 + repeats for _, repeats in failures[shown:])
-    if hidden:
-        lines += ["", f"... and {hidden} more: `{command} check {result.kata} --json` lists every check."]
+    if strict:
+        lines += _strict_lines(result)
+    else:
+        lines += _failures_lines(result, prompts, command, 1 if watching else None if verbose else SHOWN_FAILURES)
+    if verbose:
+        lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == "passed"]
     if result.output and result.status != Status.PASSED:
         printed = result.output.strip().splitlines()
         lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
@@ -54,6 +54,46 @@ def check_text(result, prompts=None, command="kata", watching=False):
             lines.append(f"  ... ({len(printed) - 5} more lines)")
     if result.status == Status.PASSED:
         lines += ["", "Every check passed."]
+        if next_step:
+            lines.append(click.style(next_step, bold=True))
+    return "\n".join(lines)
+
+
+def _failures_lines(result, prompts, command, shown):
+    failures = _distinct(result.ranked_failures)
+    shown = len(failures) if shown is None else shown
+    lines = []
+    for test, repeats in failures[:shown]:
+        lines += [""] + _failure_lines(test, result.file, prompts)
+        if repeats:
+            lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
+    hidden = sum(1 + repeats for _, repeats in failures[shown:])
+    if hidden:
+        lines += ["", f"... and {hidden} more: `{command} check {result.kata} --verbose` shows every check."]
+    return lines
+
+
+def _strict_lines(result):
+    """A mock interview's view: which checks fail, and the learner's own crash, nothing that names a bug."""
+    lines = [""]
+    for test in result.failures:
+        mark = click.style(_MARK.get(test.outcome, "✗"), fg="red")
+        crash = test.outcome in ("error", "timeout") and not test.bug
+        lines.append(f"{mark} {test.name}" + (f": {test.message}" if crash else ""))
+        if crash:
+            lines += [f"    at {result.file}:{line} in {function}: {code}" for line, function, code in test.where[-3:]]
+    return lines
+
+
+def summary_lines(results):
+    """`kata check --all`'s last lines: one a kata."""
+    lines = [click.style("Summary", bold=True)]
+    for result in results:
+        label, colour = _STATUS_STYLE[result.status]
+        passed = sum(t.outcome == "passed" for t in result.tests)
+        bugs = f"  bugs: {', '.join(result.bugs)}" if result.bugs else ""
+        lines.append(f"  {result.kata} {result.slug:<12} {click.style(f'{label:<11}', fg=colour, bold=True)} "
+                     f"{passed:>2} of {len(result.tests):>2} checks{bugs}")
     return "\n".join(lines)
 
 
@@ -188,23 +228,29 @@ def clock_text(seconds):
 
 # --- kata watch and kata mock ----------------------------------------------------------------------
 
-def watch_text(result, prompts, number, at):
+def watch_text(result, prompts, number, at, banner=None, next_step=None):
     """One screen of `kata watch`: what is watched, then the status and the first failure."""
     head = click.style(f"kata watch {result.kata}", bold=True)
-    return "\n".join([f"{head}  check {number} at {at:%H:%M:%S} · save to check again · Ctrl-C leaves", "",
-                      check_text(result, prompts, watching=True)])
+    lines = [f"{head}  check {number} at {at:%H:%M:%S} · save any kata to check it · Ctrl-C leaves", ""]
+    if banner:
+        lines += [click.style(banner, fg="green", bold=True), ""]
+    return "\n".join(lines + [check_text(result, prompts, watching=True, next_step=next_step)])
 
 
-def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attempts=0):
+def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attempts=0, strict=True, why=None):
     """One screen of `kata mock`: the clock, the brief, and the last check's status and first failure."""
     head = click.style(f"Mock interview: {kata.id} {kata.slug}", bold=True)
-    lines = [f"{head}  {click.style(clock_text(seconds_left) + ' left', fg='cyan', bold=True)}", "",
-             click.style(prompts.title, bold=True)] + ["  " + line for line in prompts.brief.splitlines()] + [""]
+    lines = [f"{head}  {click.style(clock_text(seconds_left) + ' left', fg='cyan', bold=True)}"]
+    if why:
+        lines.append(why)
+    lines += ["", click.style(prompts.title, bold=True)] + ["  " + line for line in prompts.brief.splitlines()] + [""]
     if result is None:
-        lines.append(f"Edit {file}: each save is checked. Once it passes, {questions} questions follow. "
-                     "Ctrl-C stops (the report is still written).")
+        lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, {questions} questions "
+                     "follow. Ctrl-C stops (the report is still written).")
+        lines.append("Strict mode: the checks that fail, no bug names and no fixes (`--coach` shows them)."
+                     if strict else "Coach mode: failures name the bug and its fix.")
     elif result.status != Status.NOT_STARTED:
-        lines += [f"Attempt {attempts}:", check_text(result, prompts, watching=True)]
+        lines += [f"Attempt {attempts}:", check_text(result, prompts, watching=True, strict=strict)]
     else:
         lines.append(f"Attempt {attempts}: the stub still raises NotImplementedError. Edit {file} and save.")
     return "\n".join(lines)

@@ -54,6 +54,16 @@ class Result:
     def failures(self):
         return [t for t in self.tests if t.outcome != "passed"]
 
+    @property
+    def ranked_failures(self):
+        """The failures, most informative first: a named bug with a picture, then a named bug (an exact
+        match first), then the rest, each group in the order the tests ran."""
+        def information(pair):
+            index, test = pair
+            return test.bug is None, test.picture is None, not test.exact, index
+
+        return [test for _, test in sorted(enumerate(self.failures), key=information)]
+
     def to_json(self):
         return {"kata": self.kata, "file": self.file, "status": self.status.value, "bugs": self.bugs,
                 "tests": [t.to_json() for t in self.tests], "seconds": round(self.seconds, 3)}

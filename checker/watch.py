@@ -69,3 +69,29 @@ def loop(path, on_change, *, poll=POLL_SECONDS, clock=None, deadline=None, max_c
             on_tick()
         wait = poll if deadline is None else min(poll, max(0.0, deadline - clock.monotonic()))
         clock.sleep(wait)
+
+
+STOP = object()  # what a `follow` step returns to end the loop
+
+
+def follow(paths, start, step, *, poll=POLL_SECONDS, clock=None, max_checks=None):
+    """Watch several files (`paths`: key -> path), rustlings-style: call `step(start)` now, then
+    `step(key)` whenever the file of `key` changes. A step returns None (wait for saves), another key
+    (step it right away: the next kata after a pass) or STOP. Returns "done" or "max-checks".
+    """
+    clock = clock or Clock()
+    watches = {key: FileWatch(path, baseline=True) for key, path in paths.items()}
+    checks, due = 0, start
+    while True:
+        while due is not None:
+            if due in watches:
+                watches[due].changed()  # what is checked now is the baseline of its file
+            checks += 1
+            due = step(due)
+            if due is STOP:
+                return "done"
+            if max_checks is not None and checks >= max_checks:
+                return "max-checks"
+        due = next((key for key, watched in watches.items() if watched.changed()), None)
+        if due is None:
+            clock.sleep(poll)

@@ -145,12 +145,23 @@ def test_hints_are_revealed_one_level_at_a_time(workspace):
     assert all(hint in last for hint in hints) and "last hint" in last
 
 
-def test_solution_asks_before_a_pass(workspace):
+def test_solution_asks_on_the_terminal_before_a_pass(workspace, monkeypatch):
+    from checker.cli import common
+
+    monkeypatch.setattr(common, "terminal_attached", lambda: True)
     reference = catalog.find("01").solution_path.read_text()
-    refused = run("solution", "01", input="n\n")
-    assert refused.exit_code == 1 and reference not in refused.output
-    accepted = run("solution", "01", input="y\n")
-    assert accepted.exit_code == 0 and reference in accepted.output
+    refused = CliRunner().invoke(cli, ["solution", "01"], input="n\n")
+    assert refused.exit_code == 0 and reference not in refused.stdout and "Aborted" not in refused.output
+    assert "Show the reference solution anyway?" in refused.stderr and "Not shown." in refused.stderr
+    accepted = CliRunner().invoke(cli, ["solution", "01"], input="y\n")
+    assert accepted.exit_code == 0 and accepted.stdout == reference + "\n"  # the question is not in the pipe
+
+
+def test_solution_without_a_terminal_refuses_cleanly(workspace):
+    result = run("solution", "01")  # CliRunner's input is no terminal, as in `kata solution 01 < /dev/null`
+    assert result.exit_code == 1 and "no terminal to ask on" in result.output and "--yes" in result.output
+    assert "def attention_scores" not in result.output and "Traceback" not in result.output
+    assert run("solution", "01", "--yes").output.startswith(catalog.find("01").solution_path.read_text()[:40])
 
 
 def test_solution_after_a_pass_needs_no_confirmation(workspace):
@@ -219,7 +230,7 @@ def test_corrupted_progress_warns_and_is_rebuilt(workspace):
     (workspace / ".kata" / "progress.json").write_text("{not json")
     result = CliRunner().invoke(cli, ["check", "01"])
     assert "warning:" in result.output and "Traceback" not in result.output
-    assert json.loads((workspace / ".kata" / "progress.json").read_text())["katas"]["01"]["attempts"] == 1
+    assert json.loads((workspace / ".kata" / "progress.json").read_text())["katas"]["01"]["status"] == "not-started"
 
 
 def test_no_color_means_no_escape_codes(workspace):
@@ -271,3 +282,50 @@ def test_a_kata_file_may_say_more_than_its_slug(tmp_path, monkeypatch):
     assert (flash.slug, flash.filename, flash.folder.name) == ("flash", "08_flash_attention.py", "flash")
     assert (sampling.slug, sampling.filename) == ("sampling", "09_sampling.py")
     assert catalog.find("flash") == catalog.find("8") == flash
+
+
+def test_check_verbose_shows_every_check(workspace):
+    shutil.copy(ZOO / "causal-mask" / "mask-inverted.py", workspace / "katas" / "03_causal_mask.py")
+    short, verbose = run("check", "03"), run("check", "03", "--verbose")
+    assert short.exit_code == verbose.exit_code == 1
+    assert "more: `kata check 03 --verbose` shows every check" in short.output
+    assert "more:" not in verbose.output and "✓ " in verbose.output
+    report = json.loads(run("check", "03", "--json").output)
+    for test in report["tests"]:
+        assert test["name"] in verbose.output
+    assert verbose.output.count("✗ ") == sum(t["outcome"] == "failed" for t in report["tests"])
+
+
+def test_failures_that_name_a_bug_and_draw_a_picture_come_first():
+    from types import SimpleNamespace
+
+    from checker import render
+    from checker.results import Result, Status, TestOutcome
+
+    picture = SimpleNamespace(got=[[1.0]], want=[[1.0, 0.0]], allowed=None, title="weights")  # drawn as nothing
+    tests = [TestOutcome("plain", "failed", message="m1"), TestOutcome("crash", "error", message="raised X"),
+             TestOutcome("named", "failed", bug="bug-a", message="m3"),
+             TestOutcome("pictured", "failed", bug="bug-b", message="m4", picture=picture),
+             TestOutcome("fine", "passed")]
+    result = Result("03", "causal-mask", "katas/03_causal_mask.py", Status.FAILED, tests, 0.1)
+    assert [t.name for t in result.ranked_failures] == ["pictured", "named", "plain", "crash"]
+    text = click.unstyle(render.check_text(result))
+    assert text.index("pictured") < text.index("named") < text.index("plain") < text.index("crash")
+    watching = click.unstyle(render.check_text(result, watching=True))
+    assert "pictured" in watching and "named:" not in watching
+
+
+def test_check_all_ends_with_a_summary_line_per_kata(workspace):
+    solve(workspace, "01")
+    shutil.copy(ZOO / "softmax" / "global-max.py", workspace / "katas" / "02_softmax.py")
+    result = run("check", "--all")
+    summary = result.output.split("Summary\n")[1].splitlines()
+    assert len(summary) == len(catalog.all_katas())
+    assert re.match(r"  01 scores +PASSED +\d+ of +\d+ checks$", summary[0]), summary[0]
+    assert re.match(r"  02 softmax +FAILED +\d+ of +\d+ checks  bugs: global-max", summary[1]), summary[1]
+    assert "NOT STARTED" in summary[2]
+
+
+def test_check_help_names_no_file_the_project_does_not_ship():
+    text = run("check", "-h").output
+    assert "SPEC.md" not in text and "--verbose" in text

@@ -55,11 +55,13 @@ def save_as(workspace, source, kata=SOFTMAX):
     return lambda: learner_file(workspace, kata).write_text(source.read_text())
 
 
-def wait_for_checks(workspace, count, kata=SOFTMAX, seconds=30):
-    """The learner waits until the checker has recorded `count` checks, so each save is its own check."""
-    end = time.monotonic() + seconds
-    while progress.load(workspace).of(kata.id).attempts < count and time.monotonic() < end:
-        time.sleep(0.02)
+def mock_file(workspace, kata=SOFTMAX):
+    return workspace / ".kata" / "mock" / kata.filename
+
+
+def save_in_mock(workspace, source, kata=SOFTMAX):
+    """An action: the learner saves `source`'s text as the mock's file."""
+    return lambda: mock_file(workspace, kata).write_text(source.read_text())
 
 
 def right_answer(asked):
@@ -102,16 +104,8 @@ def test_a_baseline_is_not_checked(tmp_path):
 # --- kata watch ----------------------------------------------------------------------------------
 
 def test_watch_rechecks_when_the_file_is_saved(workspace):
-    bug = ZOO / "softmax" / "global-max.py"
-
-    def learner():
-        wait_for_checks(workspace, 1)
-        learner_file(workspace).write_text(bug.read_text())
-
-    thread = threading.Thread(target=learner)
-    thread.start()
-    result = run("watch", "02", "--poll", "0.02", "--max-checks", "2")
-    thread.join()
+    clock = FakeClock((1, save_as(workspace, ZOO / "softmax" / "global-max.py")))
+    result = run("watch", "02", "--max-checks", "2", clock=clock)
     assert result.exit_code == 0, result.output
     screens = result.output.split("kata watch 02")[1:]
     assert len(screens) == 2
@@ -119,14 +113,65 @@ def test_watch_rechecks_when_the_file_is_saved(workspace):
     assert "check 2" in screens[1] and "FAILED" in screens[1] and "-> global-max" in screens[1]
     assert screens[1].count("-> ") == 1  # the first failure only
     entry = progress.load(workspace).of("02")
-    assert entry.attempts == 2 and entry.status == "failed" and entry.bugs_seen[0] == "global-max"
+    assert entry.attempts == 1 and entry.status == "failed" and entry.bugs_seen[0] == "global-max"  # the stub: none
 
 
-def test_watch_without_id_takes_the_first_kata_not_passed(workspace):
-    shutil.copy(next((CORRECT / "scores").glob("*.py")), workspace / "katas" / "01_scores.py")
-    assert run("check", "01").exit_code == 0
-    result = run("watch", "--max-checks", "1")
-    assert result.exit_code == 0 and "kata watch 02" in result.output
+def test_watch_moves_on_to_the_next_kata_after_a_pass(workspace):
+    scores = catalog.find("scores")
+    clock = FakeClock((1, save_as(workspace, next((CORRECT / "scores").glob("*.py")), scores)),
+                      (3, save_as(workspace, ZOO / "softmax" / "global-max.py")))
+    result = run("watch", "--max-checks", "4", clock=clock)
+    assert result.exit_code == 0, result.output
+    screens = re.split(r"kata watch (?=\d\d )", result.output)[1:]
+    assert [screen[:2] for screen in screens] == ["01", "02", "02"]
+    assert "NOT STARTED" in screens[0]
+    assert "✓ 01 scores passed" in screens[1] and "Next: 02 softmax" in screens[1] and "NOT STARTED" in screens[1]
+    assert "-> global-max" in screens[2]
+    assert progress.load(workspace).of("01").status == "passed"
+
+
+def test_watch_picks_up_a_save_to_any_kata_file(workspace):
+    clock = FakeClock((1, save_as(workspace, ZOO / "softmax" / "global-max.py")))
+    result = run("watch", "01", "--max-checks", "2", clock=clock)
+    assert result.exit_code == 0
+    assert "kata watch 01" in result.output and "kata watch 02" in result.output and "-> global-max" in result.output
+
+
+def test_watch_after_a_reset_takes_the_kata_reset(workspace):
+    record = progress.load(workspace)
+    for kata in catalog.all_katas():
+        shutil.copy(kata.solution_path, learner_file(workspace, kata))
+    assert run("check", "--all").exit_code == 0
+    assert "Every kata passes" in run("next").output
+    assert run("reset", "04").exit_code == 0
+    result = run("watch", "--max-checks", "1", clock=FakeClock())
+    assert result.exit_code == 0 and "kata watch 04" in result.output and "NOT STARTED" in result.output
+    assert run("next").output.startswith("Next: 04 multi-head")
+    del record
+
+
+def test_a_pass_says_what_to_do_next(workspace):
+    shutil.copy(next((CORRECT / "scores").glob("*.py")), learner_file(workspace, catalog.find("scores")))
+    result = run("check", "01")
+    assert result.exit_code == 0
+    assert "Next: kata 02 softmax, katas/02_softmax.py: `kata check 02`" in result.output
+    listed = run("next")
+    assert listed.exit_code == 0 and listed.output.startswith("Next: 02 softmax")
+    assert prompts.for_kata(SOFTMAX).brief.splitlines()[0] in listed.output
+
+
+def test_attempts_count_only_new_versions_of_a_started_file(workspace):
+    run("check", "02")  # the stub
+    assert progress.load(workspace).of("02").attempts == 0
+    shutil.copy(ZOO / "softmax" / "global-max.py", learner_file(workspace))
+    run("check", "02")
+    run("check", "02", "--json")  # the same file again
+    run("check", "--all")
+    assert progress.load(workspace).of("02").attempts == 1
+    shutil.copy(ZOO / "softmax" / "wrong-axis.py", learner_file(workspace))
+    run("check", "02", "--json")
+    entry = progress.load(workspace).of("02")
+    assert entry.attempts == 2 and entry.status == "failed"
 
 
 def test_watch_does_not_recheck_an_unchanged_file(workspace):
@@ -134,7 +179,7 @@ def test_watch_does_not_recheck_an_unchanged_file(workspace):
     result = run("watch", "02", clock=clock)
     assert clock.slept >= 6  # looked many times, checked once
     assert result.output.count("kata watch 02") == 1
-    assert progress.load(workspace).of("02").attempts == 1
+    assert progress.load(workspace).of("02").status == "not-started"
 
 
 def test_ctrl_c_leaves_watch_with_one_line_and_exit_0(workspace):
@@ -150,7 +195,7 @@ def test_watch_with_every_kata_passed_asks_for_one(workspace):
         record.record_check(kata.id, "passed")
     record.save()
     result = run("watch")
-    assert result.exit_code == 2 and "every kata has passed" in result.output
+    assert result.exit_code == 2 and "every kata passes" in result.output
 
 
 # --- kata mock -----------------------------------------------------------------------------------
@@ -172,10 +217,10 @@ def take_hint(workspace):
 def test_a_mock_that_passes(workspace):
     asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)
     replies = [right_answer(asked[0]), "12345678", right_answer(asked[2])]
-    clock = FakeClock((10, save_as(workspace, ZOO / "softmax" / "no-max-shift.py")),
+    clock = FakeClock((10, save_in_mock(workspace, ZOO / "softmax" / "no-max-shift.py")),
                       (20, take_hint(workspace)),
-                      (30, save_as(workspace, ZOO / "softmax" / "global-max.py")),
-                      (60, save_as(workspace, next((CORRECT / "softmax").glob("*.py")))))
+                      (30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")),
+                      (60, save_in_mock(workspace, next((CORRECT / "softmax").glob("*.py")))))
     result = run("mock", "--kata", "02", "--seed", "7", "--report", str(workspace / "mine.md"),
                  input="\n".join(replies) + "\n", clock=clock)
     assert result.exit_code == 0, result.output
@@ -195,15 +240,16 @@ def test_a_mock_that_passes(workspace):
     assert markdown in result.output
     assert "| status | passed |" in markdown and "| time to pass | 1 min 00 s of 30 min |" in markdown
     assert "`no-max-shift`" in markdown and "| quiz | 2 of 3 |" in markdown and "**wrong**" in markdown
-    assert progress.load(workspace).of("02").attempts == 3
+    assert progress.load(workspace).of("02").attempts == 0  # the mock's own file: kata list is untouched
+    assert learner_file(workspace).read_text() == SOFTMAX.pristine_path.read_text()
+    (attempt,) = (workspace / ".kata" / "mocks").glob("*.py")
+    assert attempt.read_text() == next((CORRECT / "softmax").glob("*.py")).read_text()
 
 
 def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(workspace):
     def learner():
         time.sleep(0.2)
-        save_as(workspace, ZOO / "softmax" / "wrong-axis.py")()
-        wait_for_checks(workspace, 1)
-        save_as(workspace, next((CORRECT / "softmax").glob("*.py")))()
+        save_in_mock(workspace, next((CORRECT / "softmax").glob("*.py")))()
 
     thread = threading.Thread(target=learner)
     thread.start()
@@ -213,13 +259,12 @@ def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(works
     assert result.exit_code == 0, result.output
     report = json.loads((workspace / "mine.json").read_text())
     assert report == the_report(workspace)
-    assert report["status"] == "passed" and report["attempts"] == 2 and 0.2 < report["seconds_to_pass"] < 30
-    assert report["bugs_hit"][0] == "wrong-axis"
+    assert report["status"] == "passed" and report["attempts"] == 1 and 0.2 < report["seconds_to_pass"] < 30
     assert report["quiz"]["asked"] == 3 and [q["given"] for q in report["quiz"]["questions"]] == ["a", "b", "c"]
 
 
 def test_running_out_of_time_ends_with_the_report(workspace):
-    clock = FakeClock((30, save_as(workspace, ZOO / "softmax" / "global-max.py")))
+    clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
     result = run("mock", "--kata", "02", "--minutes", "2", clock=clock)
     assert result.exit_code == 0 and "Traceback" not in result.output
     assert "Time is up." in result.output and "| status | out of time |" in result.output
@@ -245,18 +290,49 @@ def test_ctrl_c_stops_a_mock_and_still_writes_the_report(workspace):
     assert report["status"] == "stopped" and report["attempts"] == 0
 
 
-def test_the_mock_draws_a_kata_not_passed_yet(workspace):
-    record = progress.load(workspace)
+def test_the_mock_draws_a_kata_not_passed_yet_and_says_why(workspace):
     katas = catalog.all_katas()
-    for kata in katas[:-1]:
+    assert {mock.pick(katas, katas[-1:], seed)[0].id for seed in range(10)} == {katas[-1].id}
+    assert "the one kata that does not pass" in mock.pick(katas, katas[-1:], 0)[1]
+    assert len({mock.pick(katas, [], seed)[0] for seed in range(40)}) > 1
+    assert "Every kata passes here" in mock.pick(katas, [], 3)[1]
+    assert mock.pick(katas, katas, 3) == mock.pick(katas, katas, 3)
+    record = progress.load(workspace)
+    for kata in katas[:-2]:
+        shutil.copy(kata.solution_path, learner_file(workspace, kata))
         record.record_check(kata.id, "passed")
-    assert {mock.pick(katas, record, seed).id for seed in range(10)} == {katas[-1].id}
-    record.record_check(katas[-1].id, "passed")
-    assert len({mock.pick(katas, record, seed) for seed in range(40)}) > 1
-    fresh = progress.load(workspace)
-    assert mock.pick(katas, fresh, 3) == mock.pick(katas, fresh, 3)
-    assert run("mock", "--seed", "3", "--minutes", "1", clock=FakeClock()).exit_code == 0
-    assert the_report(workspace)["kata"] == mock.pick(katas, fresh, 3).id
+    record.save()
+    result = run("mock", "--seed", "3", "--minutes", "1", clock=FakeClock())
+    assert result.exit_code == 0
+    drawn = mock.pick(katas, katas[-2:], 3)[0]
+    assert the_report(workspace)["kata"] == drawn.id
+    assert f"Mock interview: {drawn}" in result.output
+    assert f"Drawn (seed 3) among the 2 katas that do not pass here yet: {katas[-2].id}, {katas[-1].id}." in result.output
+
+
+def test_a_mock_starts_from_the_stub_in_its_own_file_even_when_the_kata_passes(workspace):
+    shutil.copy(SOFTMAX.solution_path, learner_file(workspace))
+    assert run("check", "02").exit_code == 0
+    clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
+    result = run("mock", "--kata", "02", "--minutes", "1", clock=clock)
+    assert "You chose it (--kata)." in result.output and ".kata/mock/02_softmax.py (a fresh stub)" in result.output
+    report = the_report(workspace)
+    assert report["status"] == "out of time" and report["attempts"] == 1  # the solution in katas/ did not pass it
+    assert learner_file(workspace).read_text() == SOFTMAX.solution_path.read_text()
+
+
+def test_a_mock_is_strict_unless_coached(workspace):
+    fix = prompts.for_kata(SOFTMAX).fixes["global-max"]
+    clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
+    strict = run("mock", "--kata", "02", "--minutes", "1", clock=clock)
+    screen = strict.output.split("Attempt 1:")[1].split("Time is up")[0]
+    assert "FAILED" in screen and "✗ " in screen
+    assert "global-max" not in screen and fix not in screen and "->" not in screen and "Strict mode" in strict.output
+    assert "`global-max`" in strict.output.split("Time is up")[1]  # the report afterwards names it
+    clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
+    coached = run("mock", "--kata", "02", "--minutes", "1", "--coach", clock=clock)
+    screen = coached.output.split("Attempt 1:")[1].split("Time is up")[0]
+    assert "-> global-max" in screen and fix in screen
 
 
 @pytest.mark.parametrize("args, words", [
@@ -303,7 +379,7 @@ def test_a_corrupted_or_foreign_progress_file_warns_and_is_rebuilt(workspace, te
     checked = run("check", "01")
     assert checked.exit_code == 1 and "Traceback" not in checked.output
     data = json.loads((workspace / ".kata" / "progress.json").read_text())
-    assert data["format_version"] == progress.FORMAT_VERSION and data["katas"]["01"]["attempts"] == 1
+    assert data["format_version"] == progress.FORMAT_VERSION and data["katas"]["01"]["status"] == "not-started"
     assert "warning:" not in run("list").output
 
 

@@ -54,11 +54,31 @@ def readable(path):
     return path
 
 
+def file_digest(kata, workspace):
+    """A short digest of the learner's file of `kata` as it is now (None: no file)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(catalog.learner_file(kata, workspace).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
+
+
+def next_kata(workspace, record=None):
+    """The first kata that does not pass now in this workspace (None: every one does)."""
+    record = record or load_progress(workspace)
+    katas = catalog.all_katas()
+    return record.first_unpassed(katas, {kata.id: file_digest(kata, workspace) for kata in katas})
+
+
 def record_checks(workspace, results):
+    """Keep the checks of the learner's own files in the progress record (see Progress.record_check)."""
     record = load_progress(workspace)
     for result in results:
-        record.record_check(result.kata, result.status.value, result.bugs)
+        digest = file_digest(catalog.find(result.kata), workspace)
+        record.record_check(result.kata, result.status.value, result.bugs, digest=digest)
     save(record)
+    return record
 
 
 def save(record):
@@ -66,3 +86,13 @@ def save(record):
         record.save()
     except OSError as error:
         click.echo(f"warning: progress not saved: {error}", err=True)
+
+
+def terminal_attached():
+    """True when a person can answer a prompt: standard input is a terminal (tests patch this)."""
+    import sys
+
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -8,8 +8,8 @@ import click
 
 from checker import catalog
 from checker.cli import cli
-from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks, \
-    save
+from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, next_kata, readable, \
+    record_checks, save
 
 
 @cli.command("list")
@@ -40,19 +40,25 @@ def list_katas(as_json):
 @click.argument("kata_key", metavar="ID", required=False)
 @click.option("--file", "file", type=click.Path(path_type=Path),
               help="Check this .py file instead of katas/NN_slug.py.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see SPEC.md) and nothing else.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object and nothing else (its fields: README, `kata check --json`).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="Seconds the learner's code may take in all.")
-@click.option("--all", "check_all", is_flag=True, help="Check every kata.")
-def check(kata_key, file, as_json, timeout, check_all):
+@click.option("--all", "check_all", is_flag=True, help="Check every kata, then one summary line a kata.")
+@click.option("--verbose", "-v", is_flag=True, help="Show every check: each failure in full, and those that pass.")
+def check(kata_key, file, as_json, timeout, check_all, verbose):
     """Check a kata (ID like 01 or 1, or a slug like softmax) and name the bugs found.
 
-    Exit code: 0 passed, 1 anything else, 2 a usage mistake.
+    Failures that name a bug (and draw a picture) come first; --verbose shows every check.
+    A check of your own file counts as an attempt in `kata list` when the file changed since
+    its last check and is no longer the stub. Exit code: 0 passed, 1 anything else, 2 a usage
+    mistake.
 
     Example:
 
     \b
         kata check 01
+        kata check 03 --verbose
         kata check softmax --file my-try.v2.py --json
         kata check --all
     """
@@ -72,16 +78,47 @@ def check(kata_key, file, as_json, timeout, check_all):
     from checker.sandbox import Limits
 
     results = [run_check(kata, path, Limits(seconds=timeout)) for kata, path in zip(katas, paths)]
-    if not file:
-        record_checks(workspace, results)
+    record = None if file else record_checks(workspace, results)
     if as_json:
         objects = [r.to_json() for r in results]
         click.echo(json.dumps({"katas": objects} if check_all else objects[0]))
-    else:
-        # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
-        echo("\n\n".join(render.check_text(r, None if r.status == "passed" else kata_prompts(k))
-                            for r, k in zip(results, katas)))
+        sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+    after = next_step_text(workspace, record) if record and not check_all else None
+    # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
+    texts = [render.check_text(r, None if r.status == "passed" else kata_prompts(k), verbose=verbose, next_step=after)
+             for r, k in zip(results, katas)]
+    if check_all:
+        texts.append(render.summary_lines(results))
+    echo("\n\n".join(texts))
     sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+
+
+def next_step_text(workspace, record=None):
+    """After a pass: the next kata to do, as one line."""
+    following = next_kata(workspace, record)
+    if following is None:
+        return "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview."
+    return f"Next: kata {following}, katas/{following.filename}: `kata check {following.id}` (or `kata next`)."
+
+
+@cli.command("next")
+def next_command():
+    """Show the next kata to do (the first that does not pass now), its task and how to check it.
+
+    Example:
+
+    \b
+        kata next
+    """
+    workspace = catalog.find_workspace()
+    kata = next_kata(workspace)
+    if kata is None:
+        echo("Every kata passes here. Next: `kata quiz`, or `kata mock` for a timed interview.")
+        return
+    texts = kata_prompts(kata)
+    echo("\n".join([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
+                   + ["  " + line for line in texts.brief.splitlines()]
+                   + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."]))
 
 
 @cli.command()
@@ -115,17 +152,31 @@ def hint(kata_key):
 def solution(kata_key, yes):
     """Print the reference solution of a kata.
 
-    Asks first if the kata has not passed in this workspace yet.
+    Asks first, on the terminal, if the kata has not passed in this workspace yet; without a
+    terminal to ask on it refuses (add --yes). Piping works: `kata solution 01 | less`.
 
     Example:
 
     \b
         kata solution 01
+        kata solution 01 --yes | head -20
     """
+    from checker.cli import common
+
     kata = find_kata(kata_key)
     record = load_progress(catalog.find_workspace())
     if not yes and not record.of(kata.id).ever_passed:
-        click.confirm(f"Kata {kata} has not passed yet. Show the reference solution anyway?", abort=True)
+        if not common.terminal_attached():
+            raise click.ClickException(f"kata {kata} has not passed yet and there is no terminal to ask on: "
+                                       f"`kata solution {kata.id} --yes` shows it anyway")
+        try:
+            shown = click.confirm(f"Kata {kata} has not passed yet. Show the reference solution anyway?",
+                                  err=True)
+        except click.Abort:
+            shown = False
+        if not shown:
+            click.echo(f"Not shown. `kata hint {kata.id}` gives the next hint instead.", err=True)
+            return
     click.echo(kata.solution_path.read_text(encoding="utf-8"))
 
 

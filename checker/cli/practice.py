@@ -8,7 +8,8 @@ import click
 
 from checker import catalog
 from checker.cli import cli
-from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, readable, record_checks
+from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, load_progress, next_kata, \
+    readable, record_checks
 
 
 @cli.command()
@@ -94,10 +95,13 @@ def _clock(ctx):
 @click.option("--max-checks", type=click.IntRange(min=1), help="Leave after this many checks (for scripts and tests).")
 @click.pass_context
 def watch(ctx, kata_key, poll, max_checks):
-    """Re-check a kata each time its file is saved: the screen shows the status and the first failure.
+    """Check your katas as you save them, rustlings-style: the screen shows the status and the most
+    informative failure.
 
-    Without ID, watches the first kata that has not passed yet. A save that changes nothing is not
-    checked again. Ctrl-C leaves (exit code 0).
+    Starts with ID, or without it with the first kata that does not pass now (a kata reset since its
+    pass counts as not passed). A save to any kata file checks that kata; once the one on screen
+    passes, watch says so and moves on to the next kata not passed. A save that changes nothing is
+    not checked again. Ctrl-C leaves (exit code 0).
 
     Example:
 
@@ -113,31 +117,42 @@ def watch(ctx, kata_key, poll, max_checks):
     from checker.runner import check as run_check
 
     workspace = catalog.find_workspace()
-    kata = find_kata(kata_key) if kata_key else load_progress(workspace).first_unpassed(catalog.all_katas())
+    kata = find_kata(kata_key) if kata_key else next_kata(workspace)
     if kata is None:
-        raise UsageProblem("every kata has passed here: name one to watch, e.g. `kata watch 01`")
-    path = readable(catalog.learner_file(kata, workspace))
+        raise UsageProblem("every kata passes here: name one to watch, e.g. `kata watch 01`")
+    readable(catalog.learner_file(kata, workspace))
+    paths = {k: catalog.learner_file(k, workspace) for k in catalog.all_katas()}
     clock = _clock(ctx)
-    checks = 0
+    checks, banner, current = 0, None, kata
 
-    def on_change(path):
-        nonlocal checks
-        result = run_check(kata, path)
-        record_checks(workspace, [result])
+    def step(kata):
+        nonlocal checks, banner, current
+        current = kata
+        if not paths[kata].is_file():
+            return None
+        result = run_check(kata, paths[kata])
+        record = record_checks(workspace, [result])
         checks += 1
+        following = next_kata(workspace, record) if result.status == "passed" else None
         click.clear()
-        echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall())))
-        return False
+        if result.status == "passed" and following is not None:
+            banner = f"✓ {kata} passed ({len(result.tests)} of {len(result.tests)} checks). Next: {following}."
+            return following
+        done = "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview." \
+            if result.status == "passed" else None
+        echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()), banner, done))
+        banner = None
+        return watching.STOP if done else None
 
     try:
-        watching.loop(path, on_change, poll=poll, clock=clock, max_checks=max_checks)
+        watching.follow(paths, kata, step, poll=poll, clock=clock, max_checks=max_checks)
     except KeyboardInterrupt:
-        echo(f"\nStopped watching {kata}.")
+        echo(f"\nStopped watching {current}.")
 
 
 @cli.command()
 @click.option("--kata", "kata_key", metavar="ID",
-              help="The kata to do (default: one drawn among those not passed yet).")
+              help="The kata to do (default: one drawn among those that do not pass now).")
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
               help="Time to make the kata pass.")
 @click.option("--seed", type=int, help="Draws the kata and the questions (printed in the report).")
@@ -145,21 +160,26 @@ def watch(ctx, kata_key, poll, max_checks):
               help="Also write the report to PATH: Markdown if PATH ends in .md, JSON otherwise.")
 @click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
               help="Seconds between looks at the file.")
+@click.option("--coach", is_flag=True, help="Name the bugs and their fixes, as `kata check` does (default: strict).")
 @click.pass_context
-def mock(ctx, kata_key, minutes, seed, report_path, poll):
+def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     """A timed mock interview: make one kata pass against the clock, then answer three questions on it.
 
-    Shows the brief and the time left, checks your file (katas/NN_slug.py) at each save, and once it
-    passes asks three quiz questions of that kata (untimed; answers as in `kata quiz`). Running out of
-    time or Ctrl-C ends the mock with its report: status (passed, out of time, stopped), time to pass,
-    attempts, bugs hit on the way, hints used, quiz score. The report is printed as Markdown and kept
-    in .kata/mocks/ as .md and .json.
+    The mock starts from a fresh stub in its own file, .kata/mock/NN_slug.py (your katas/ file is
+    left alone), and says which kata it drew and why. It shows the brief and the time left and checks
+    that file at each save, strictly as an interviewer would: the status and the checks that fail,
+    no bug names and no fixes (--coach shows them). Once it passes, three quiz questions of that kata
+    follow (untimed; answers as in `kata quiz`). Running out of time or Ctrl-C ends the mock with its
+    report: status (passed, out of time, stopped), time to pass, attempts, bugs hit on the way, hints
+    used, quiz score. The report is printed as Markdown and kept in .kata/mocks/ as .md and .json,
+    with your attempt as .py.
 
     Example:
 
     \b
         kata mock
         kata mock --kata softmax --minutes 20 --seed 7 --report softmax-mock.md
+        kata mock --coach
     """
     from checker import progress, render, reports
 
@@ -175,21 +195,27 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
     workspace = catalog.find_workspace()
     seed = random.randrange(10**6) if seed is None else seed
     record = load_progress(workspace)
-    kata = find_kata(kata_key) if kata_key else mocks.pick(catalog.all_katas(), record, seed)
-    path = readable(catalog.learner_file(kata, workspace))
+    if kata_key:
+        kata, why = find_kata(kata_key), "You chose it (--kata)."
+    else:
+        katas = catalog.all_katas()
+        kata, why = mocks.pick(katas, record.unpassed(katas, {k.id: file_digest(k, workspace) for k in katas}), seed)
     texts = kata_prompts(kata)
+    try:
+        path = mocks.fresh_copy(kata, workspace)
+    except OSError as error:
+        raise click.ClickException(f"could not start the mock's file: {error}") from None
     hints_before = record.of(kata.id).hints_used
     session = mocks.Session(kata, path, minutes, seed, _clock(ctx))
     file = display_path(path)
 
     def check(path):
-        result = run_check(kata, path)
-        record_checks(workspace, [result])
-        return result
+        return run_check(kata, path)  # the mock's own file: its checks are the report's, not kata list's
 
     def show(result):
         click.clear()
-        echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS, result, session.attempts))
+        echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS, result, session.attempts,
+                                strict=not coach, why=why))
 
     def ask(asked):
         echo(click.style(f"\nPassed. {len(asked)} questions on it, untimed:\n", bold=True))
@@ -198,7 +224,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
         except click.Abort:  # click's prompt turns Ctrl-C into Abort
             raise KeyboardInterrupt from None
 
-    echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS))
+    echo(render.mock_screen(kata, texts, session.seconds_left(), file, mocks.QUESTIONS, strict=not coach, why=why))
     status = session.run(check, show, ask, texts.questions, poll=poll, on_tick=_ticker(session))
     if status != mocks.PASSED:
         echo(f"\n{'Time is up' if status == mocks.OUT_OF_TIME else 'Stopped'}.")
@@ -207,12 +233,12 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll):
     markdown = reports.mock_markdown(report)
     echo("\n" + markdown)
     try:
-        saved = mocks.save(report, markdown, workspace / ".kata" / "mocks")
+        saved = mocks.save(report, markdown, workspace / ".kata" / "mocks", attempt=path)
         written = mocks.write(report, markdown, report_path) if report_path else None
     except OSError as error:
         click.echo(f"warning: report not saved: {error}", err=True)
         return
-    echo(f"Kept as {display_path(saved[0])} and .json" + (f"; written to {display_path(written)}" if written else ""))
+    echo(f"Kept as {display_path(saved[0])}, .json and .py (your attempt)" + (f"; written to {display_path(written)}" if written else ""))
 
 
 def _ticker(session):
