@@ -9,13 +9,17 @@ class Session:
     def __init__(self, sandbox, file):
         self.sandbox = sandbox
         self.file = file  # the learner's file as the report shows it
-        self.last_nonfinite_call = None  # (name, args, kwargs, target) of the last result holding NaN or inf
+        self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
 
-    def trace_last_nonfinite(self):
-        """Where in the learner's file the last NaN-holding result got its first NaN or inf, or None."""
-        if self.last_nonfinite_call is None:
+    def trace_nonfinite(self, message=""):
+        """Where in the learner's file the failing call's result got its first NaN or inf, or None.
+
+        The failing call is the one the failure's message names; else the test's first NaN-holding call
+        (a later call, with other inputs, may make its NaN elsewhere)."""
+        if not self.nonfinite_calls:
             return None
-        return self.sandbox.trace(*self.last_nonfinite_call)
+        named = [call for text, call in self.nonfinite_calls if text and text in message]
+        return self.sandbox.trace(*(named or [self.nonfinite_calls[0][1]])[0])
 
 
 class Learner:
@@ -85,10 +89,16 @@ class LearnerFunction:
             error.call = self.describe(*args, **kwargs)
             raise
         result = reply[0] if return_args else reply
+        if result is None and self.target is None and self.params:
+            from checker.testkit import Failure
+
+            raise Failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
+                          "its result (a missing `return`?)")
         if isinstance(result, Handle):
             result = LearnerObject(self._session, result)
         elif _has_nonfinite(result):
-            self._session.last_nonfinite_call = (self.name, sent, kwargs, self.target)
+            self._session.nonfinite_calls.append((self.describe(*args, **kwargs),
+                                                  (self.name, sent, kwargs, self.target)))
         return (result, reply[1]) if return_args else result
 
 

@@ -101,7 +101,7 @@ def _distinct(failures):
     """[(failure, how many later ones are the same crash)]: one crash in every check is shown once."""
     shown, repeats = [], {}
     for test in failures:
-        key = (test.message.partition(" raised ")[2], str(test.where)) if test.outcome == "error" else None
+        key = (test.message.partition(") ")[2], str(test.where)) if test.outcome == "error" else None
         if key and key[0] and key in repeats:
             shown[repeats[key]][1] += 1
             continue

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from checker.proxy import Learner, Session
 from checker.results import Result, TestOutcome, overall_status
-from checker.sandbox import Died, LearnerError, Limits, Sandbox, SandboxError, Timeout
+from checker.sandbox import OUTPUT_LIMIT, Died, LearnerError, Limits, Sandbox, SandboxError, Timeout
 
 DEFAULT_SEED = 2017  # "Attention Is All You Need"
 
@@ -56,6 +56,9 @@ def _run_all(kata, sandbox, seed, file):
     if missing:
         names = ", ".join(f"{name}()" for name in missing)
         return [TestOutcome("load", "error", message=f"the file defines no {names}: keep the stub's names")]
+    changed = signature_problem(hidden.API, sandbox.signatures)
+    if changed:
+        return [TestOutcome("signature", "error", message=changed)]
     session = Session(sandbox, file)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     outcomes = []
@@ -70,12 +73,33 @@ def _run_all(kata, sandbox, seed, file):
     return outcomes
 
 
+def signature_problem(api, signatures):
+    """What differs between the stub's parameters (`api`: name -> names) and the learner's, or None.
+
+    The checks pass arguments by position in the stub's order, so a parameter moved or renamed
+    would silently receive another argument; extra parameters after the stub's are fine."""
+    for name, wanted in api.items():
+        found = signatures.get(name)
+        if found is None or not wanted:
+            continue
+        for position, want in enumerate(wanted):
+            got = found[position] if position < len(found) else None
+            if got != want:
+                stub = f"{name}({', '.join(wanted)})"
+                if got is None:
+                    return f"{name}() takes no parameter `{want}`: keep the stub's signature, {stub}"
+                return (f"{name}()'s parameter {position + 1} is `{got}` where the stub has `{want}`: the checks "
+                        f"pass `{want}` there, so keep the stub's signature, {stub}")
+    return None
+
+
 def run_test(test, name, fixtures, session):
     import numpy as np
 
     from checker.testkit import Failure
 
     wanted = inspect.signature(test).parameters
+    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
@@ -83,15 +107,18 @@ def run_test(test, name, fixtures, session):
         outcome = TestOutcome(name, "failed", failure.bug, failure.message, failure.exact, picture=failure.picture,
                               details=failure.details)
         if failure.nonfinite:
-            _add_trace(outcome, session)
+            _add_trace(outcome, session, failure.message)
         return outcome
     except LearnerError as error:
         call = getattr(error, "call", "the code")
         if error.not_implemented:
             return TestOutcome(name, "not-started", message=f"{call} still raises NotImplementedError")
+        if error.type == OUTPUT_LIMIT:
+            return TestOutcome(name, "error", where=error.frames, message=f"{call} printed more than the checker "
+                               f"keeps ({session.sandbox.limits.output_bytes:,} bytes) and was stopped: print less")
         return TestOutcome(name, "error", message=f"{call} raised {error}", where=error.frames)
     except Timeout as timeout:
-        return TestOutcome(name, "timeout", message=f"the learner's code gave {timeout}")
+        return TestOutcome(name, "timeout", message=_timeout_message(timeout, session))
     except Died as died:
         return TestOutcome(name, "error", message=str(died))
     except Exception as error:  # noqa: BLE001 - a result the test could not make sense of
@@ -101,10 +128,19 @@ def run_test(test, name, fixtures, session):
     return TestOutcome(name, "passed")
 
 
-def _add_trace(outcome, session):
+def _timeout_message(timeout, session):
+    """The time-out, and the learner's line the code was running when it was stopped."""
+    message = f"the learner's code gave {timeout}"
+    if timeout.frames:
+        line, function, code = timeout.frames[-1]
+        message += f"; when stopped it was running {session.file}:{line} in {function}: {code} (an endless loop?)"
+    return message
+
+
+def _add_trace(outcome, session, message=""):
     """Say which line of the learner's file made the first NaN or inf of the failing call."""
     try:
-        trace = session.trace_last_nonfinite()
+        trace = session.trace_nonfinite(message)
     except (SandboxError, LearnerError):
         return
     if trace:

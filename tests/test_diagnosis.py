@@ -6,6 +6,8 @@ import re
 from click.testing import CliRunner
 
 from checker.cli import cli
+from checker import catalog
+from checker.runner import check as run_check
 from conftest import ZOO
 
 
@@ -50,3 +52,67 @@ def test_nan_from_an_empty_row_is_traced():
     report = json.loads(check("02", ZOO / "softmax" / "nan-on-all-masked.py", "--json").stdout)
     assert any("the first NaN/inf came from" in t["message"] and "invalid value" in t["message"]
                for t in report["tests"] if t["outcome"] == "failed")
+
+
+# --- messages that leave nothing to guess ---------------------------------------------------------
+
+SCORES_BODY = "np.asarray(q, float) @ np.swapaxes(np.asarray(k, float), -1, -2) / np.sqrt(np.shape(q)[-1])"
+
+
+def _check_source(tmp_path, slug, source, **limits):
+    from checker.sandbox import Limits
+
+    path = tmp_path / "attempt.py"
+    path.write_text("import numpy as np\n\n\n" + source)
+    return run_check(catalog.find(slug), path, Limits(**limits) if limits else None)
+
+
+def test_a_missing_return_is_named(tmp_path):
+    result = _check_source(tmp_path, "scores", f"def attention_scores(q, k):\n    scores = {SCORES_BODY}\n")
+    assert result.status == "failed"
+    assert "returned None: the function ends without returning its result (a missing `return`?)" in \
+        result.failures[0].message
+
+
+def test_a_signature_that_differs_from_the_stub_names_the_parameter(tmp_path):
+    source = ("def causal_mask(n_q, n_k=None):\n    raise NotImplementedError\n\n\n"
+              "def attention(q, k, v, causal=True, mask=None):\n    raise NotImplementedError\n")
+    result = _check_source(tmp_path, "causal-mask", source)
+    assert result.status == "error" and [t.name for t in result.tests] == ["signature"]
+    assert "parameter 4 is `causal` where the stub has `mask`" in result.tests[0].message
+
+
+def test_an_endless_loop_names_its_line(tmp_path):
+    source = "def attention_scores(q, k):\n    total = 0\n    while True:\n        total += 1\n"
+    result = _check_source(tmp_path, "scores", source, seconds=1.0)
+    assert result.status == "timeout"
+    assert "when stopped it was running" in result.tests[-1].message
+    assert "attempt.py:7 in attention_scores: total += 1" in result.tests[-1].message
+    assert "Stack (most recent call first)" not in result.output
+
+
+def test_printing_too_much_is_not_called_an_exception(tmp_path):
+    source = (f"def attention_scores(q, k):\n    for i in range(10**5):\n        print('row', i, 'of many rows')\n"
+              f"    return {SCORES_BODY}\n")
+    result = _check_source(tmp_path, "scores", source)
+    message = result.failures[0].message
+    assert "printed more than the checker keeps (1,000,000 bytes)" in message
+    assert "OSError" not in message and "raised" not in message
+
+
+def test_the_nan_tracer_traces_the_failing_call_itself():
+    from checker.proxy import Session
+
+    traced = []
+
+    class FakeSandbox:
+        def trace(self, *call):
+            traced.append(call[0])
+            return None
+
+    session = Session(FakeSandbox(), "katas/02_softmax.py")
+    session.nonfinite_calls = [("softmax(x (2, 3))", ("first", (), {}, None)),
+                               ("softmax(x (4, 5))", ("second", (), {}, None))]
+    session.trace_nonfinite("softmax(x (4, 5)) returned NaN")
+    session.trace_nonfinite("some message naming no call")
+    assert traced == ["second", "first"]

@@ -46,7 +46,12 @@ class SandboxError(Exception):
 
 
 class Timeout(SandboxError):
-    pass
+    def __init__(self, message, frames=()):
+        super().__init__(message)
+        self.frames = list(frames)  # [line, function, code]: where the learner's code was when stopped
+
+
+OUTPUT_LIMIT = "OutputLimit"  # worker.OUTPUT_LIMIT, without importing NumPy here
 
 
 class Died(SandboxError):
@@ -162,6 +167,7 @@ class Sandbox:
         if self.unreadable:
             raise SandboxError(f"the checker could not read the file: {self.unreadable}")
         reply, _ = self._ask({"op": "load", "names": list(names)})
+        self.signatures = reply.get("signatures") or {}
         return reply["missing"]
 
     def call(self, name, args=(), kwargs=None, target=None, return_args=False):
@@ -301,8 +307,9 @@ class Sandbox:
         while len(self._pending) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
+                frames = self._sample_stack()
                 self.close()
-                raise Timeout(f"no answer within {self.limits.seconds:g} s")
+                raise Timeout(f"no answer within {self.limits.seconds:g} s", frames)
             ready, _, _ = select.select([self._reply_read], [], [], remaining)
             if ready:
                 chunk = os.read(self._reply_read, 1 << 20)
@@ -311,6 +318,44 @@ class Sandbox:
                 self._pending += chunk
         data, self._pending = self._pending[:size], self._pending[size:]
         return data
+
+    def _sample_stack(self, wait=0.2):
+        """Where the child is now, as the learner's lines (line, function, code), innermost last.
+
+        The child's faulthandler writes its stack to the output on a signal; the dump is cut from what
+        the learner printed. Code lines are read from the learner's file here."""
+        import re
+
+        if self.process.poll() is not None or not hasattr(signal, "SIGUSR1"):
+            return []
+        self._output.seek(0, os.SEEK_END)
+        start = self._output.tell()
+        try:
+            os.kill(self.process.pid, signal.SIGUSR1)
+        except OSError:
+            return []
+        end, dump = time.monotonic() + wait, b""
+        while time.monotonic() < end:
+            time.sleep(0.01)
+            self._output.seek(start)
+            now = self._output.read()
+            if now and now == dump:  # written, and no longer growing
+                break
+            dump = now
+        self._output.truncate(start)  # the dump is not something the learner printed
+        copy = self._copies.get(str(self.path.resolve()), self.path)  # the child runs its private copy
+        path = os.path.abspath(copy)
+        try:
+            lines = Path(copy).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        frames = []
+        for file, line, function in re.findall(r'File "(.+?)", line (\d+) in (\S+)', dump.decode(errors="replace")):
+            if os.path.abspath(file) == path:
+                number = int(line)
+                code = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+                frames.append([number, function, code])
+        return frames[::-1]  # faulthandler prints the innermost call first
 
     def _died(self):
         try:

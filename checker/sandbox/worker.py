@@ -25,6 +25,8 @@ import numpy as np
 _LENGTH = struct.Struct(">Q")
 FULL_ISOLATION = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
                   "landlock-scope", "seccomp")  # isolation.FULL, here for the parent, which imports no ctypes
+OUTPUT_LIMIT = "OutputLimit"  # the error type of a print past the output limit (the learner raised nothing)
+STACK_SIGNAL = "SIGUSR1"  # on it, the child writes its Python stack to its output (for a time-out's line)
 
 
 # --- codec (used on both sides) ---------------------------------------------------------------
@@ -114,7 +116,7 @@ def _error(exc, path):
     elif isinstance(exc, MemoryError):
         message = "the code ran out of memory (the sandbox's memory limit)"
     elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
-        message = "the code printed more than the sandbox allows"
+        name, message = OUTPUT_LIMIT, "the code printed more than the sandbox allows"  # it raised nothing itself
     else:
         message = str(exc)
     frames = _learner_frames(exc.__traceback__, path)
@@ -225,6 +227,31 @@ def _trace(run, path):
     return None
 
 
+def _signatures(module, names):
+    """The parameter names of each plain function among `names`, in order (to compare with the stub's)."""
+    import inspect
+
+    found = {}
+    for name in names:
+        function = getattr(module, name, None)
+        if inspect.isfunction(function):
+            try:
+                found[name] = [p.name for p in inspect.signature(function).parameters.values()
+                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            except (TypeError, ValueError):
+                pass
+    return found
+
+
+def _dump_stack_on_signal():
+    """A time-out's parent asks, by a signal, where the code is: faulthandler writes it to our output."""
+    import faulthandler
+    import signal
+
+    if hasattr(signal, STACK_SIGNAL):
+        faulthandler.register(getattr(signal, STACK_SIGNAL), all_threads=False)
+
+
 def _load(path):
     from importlib.machinery import SourceFileLoader
     from importlib.util import module_from_spec, spec_from_loader
@@ -289,7 +316,8 @@ def _serve(requests, replies, path):
             if request["op"] == "load":
                 module = _load(path)
                 names = request["names"]
-                reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))]}
+                reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))],
+                         "signatures": _signatures(module, names)}
             elif request["op"] == "trace":
                 reply = {"ok": None, "trace": _trace(lambda: call(request, blobs), path)}
             elif request.get("counted") is not None:
@@ -328,6 +356,7 @@ def main(argv, applied=(), missing=None):
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
     _limit(int(memory_mb), int(cpu_seconds), int(output_bytes))
+    _dump_stack_on_signal()
     import isolation
 
     now_applied, now_missing = isolation.restrict(readable(), [folder])
