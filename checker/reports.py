@@ -45,13 +45,15 @@ BAR_WIDTH = 36  # characters of the longest bar in `kata bench`'s plot
 def bench_text(result):
     """`kata bench`: the table of times per token, a log-scale bar plot of it, and what the cache buys."""
     lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}",
-             f"Time to make one new token (median of {result.steps} decode steps; b={result.batch}, "
-             f"d_model={result.d_model}, {result.n_heads} heads):", "",
-             f"{'n':>7}  {'yours':>10}  {'reference':>10}  {'recompute':>10}  {'cache speed-up':>14}"]
+             f"Time to make one new token (the median of {result.rounds} rounds of {result.steps} decode steps; "
+             f"b={result.batch}, d_model={result.d_model}, {result.n_heads} heads):", "",
+             f"{'n':>7}  {'yours':>10}  {'reference':>10}  {'recompute':>10}  {'cache speed-up':>14}  {'spread':>7}"]
     for row in result.rows:
         lines.append(f"{row.n:>7}  {_ms(row.yours):>10}  {_ms(row.reference):>10}  {_ms(row.recompute):>10}  "
-                     f"{row.speedup:>13.1f}x")
-    lines += ["", "recompute = kata 04's attention over all n + 1 tokens, from scratch, for every new token", ""]
+                     f"{row.speedup:>13.1f}x  {row.spread:>6.0%}")
+    lines += ["", "recompute = kata 04's attention over all n + 1 tokens, from scratch, for every new token",
+              "spread = (slowest - fastest round) / median, the largest of the three columns: above ~50%, "
+              "the machine was busy; run again", ""]
     lines += _bench_plot(result.rows)
     first, last = result.rows[0], result.rows[-1]
     lines += ["", click.style(f"Speed-up at n = {last.n}: {_times(last.speedup)}", bold=True) +

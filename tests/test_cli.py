@@ -244,9 +244,12 @@ def test_bench_times_the_cache_against_recomputing(workspace):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     header = next(line for line in lines if "yours" in line and "recompute" in line)
-    assert header.split() == ["n", "yours", "reference", "recompute", "cache", "speed-up"]
+    assert header.split() == ["n", "yours", "reference", "recompute", "cache", "speed-up", "spread"]
+    assert "timing your code: round 1 of 3" in result.stderr and "timing kata 04's reference: round 3 of 3" in result.stderr
+    assert "median of 3 rounds" in result.stdout
     table = [line.split() for line in lines if line.split()[:1] in (["16"], ["32"])]
-    assert [row[0] for row in table] == ["16", "32"] and all(row[-1].endswith("x") for row in table)
+    assert [row[0] for row in table] == ["16", "32"] and all(row[-2].endswith("x") for row in table)
+    assert all(row[-1].endswith("%") for row in table)
     assert any(line.startswith("Speed-up at n = 32: ") for line in lines)
     assert "█" in result.output
 
@@ -260,8 +263,10 @@ def test_bench_text_shows_the_numbers_it_is_given():
     from checker.bench import BenchResult, BenchRow
     from checker.reports import bench_text
 
-    rows = [BenchRow(128, 0.0001, 0.0001, 0.002), BenchRow(2048, 0.0002, 0.0002, 0.5)]
-    text = click.unstyle(bench_text(BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 9, rows, True)))
+    rows = [BenchRow(128, 0.0001, 0.0001, 0.002, 0.12), BenchRow(2048, 0.0002, 0.0002, 0.5, 0.4)]
+    text = click.unstyle(bench_text(BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 9, rows, True, 3)))
+    assert "the median of 3 rounds of 9 decode steps" in text
+    assert re.search(r"^ +128 .* 12%$", text, re.M) and re.search(r"^ +2048 .* 40%$", text, re.M)
     assert "Speed-up at n = 2048: 2500x (your cache 0.200 ms per token, recomputing 500.0 ms)." in text
     assert "2500.0x" in text and "20.0x" in text
     assert "(16x the context) your decode step took 2.0x as long, recomputing 250.0x." in text

@@ -293,8 +293,14 @@ def bench(kata_key, file, sizes):
                            + f", not {kata}")
     sizes = sizes or "128,256,512,1024,2048"
     path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
+    sizes = _sizes(sizes)
+
+    def progress(text):  # on stderr: stdout stays the report
+        click.echo(f"  {text} ...", err=True)
+
+    click.echo(f"Timing n = {', '.join(map(str, sizes))}, {benchmark.ROUNDS} rounds each (about 10 s):", err=True)
     try:
-        result = benchmark.run(kata, path, _sizes(sizes))
+        result = benchmark.run(kata, path, sizes, progress=progress)
     except benchmark.BenchError as error:
         raise click.ClickException(str(error)) from None
     echo(reports.bench_text(result))
