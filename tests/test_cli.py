@@ -221,7 +221,8 @@ def test_restore_without_a_backup_is_a_usage_mistake(workspace):
 
 
 def test_the_shipped_stubs_are_the_repositorys_stubs():
-    for kata in catalog.all_katas():
+    for kata in catalog.all_katas():  # a new kata: copy katas/NN_slug.py to checker/hidden/<slug>/stub.py
+        assert kata.pristine_path.is_file(), f"{kata}: no {kata.pristine_path}, the stub `kata reset` restores"
         assert kata.pristine_path.read_text() == kata.stub_path.read_text(), kata
 
 
