@@ -137,11 +137,15 @@ def ask(question, rng):
 
 
 class _Counted(string.Formatter):
-    """`{steps:decode step}` writes "1 decode step" or "7 decode steps": the grammar follows the number."""
+    """`{steps:decode step}` writes "1 decode step" or "7 decode steps", `{t:new query}` "2 new queries":
+    the grammar follows the number."""
 
     def format_field(self, value, spec):
         if spec and spec[0].isalpha():
-            return f"{value} {spec}{'' if value == 1 else 's'}"
+            if value == 1:
+                return f"{value} {spec}"
+            plural = spec[:-1] + "ies" if spec.endswith("y") and spec[-2:-1] not in "aeiou" else spec + "s"
+            return f"{value} {plural}"
         return super().format_field(value, spec)
 
 
