@@ -80,6 +80,16 @@ def cached_attention(x, cache, w_q, w_k, w_v, w_o, n_heads):
     Returns:
         Array (b, t, d_model). New query i sits at position n - t + i (n = len(cache) after the call)
         and sees every cached position up to its own. Scores are scaled by 1/sqrt(d_head).
+
+    Example (the A/B/C tokens, identity weights, one head: a prefill of two tokens, then one step):
+        >>> x = np.array([[[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]])
+        >>> eye = np.eye(2)
+        >>> cache = KVCache()
+        >>> cached_attention(x[:, :2], cache, eye, eye, eye, eye, n_heads=1).round(3)
+        array([[[2.   , 0.   ],
+                [0.112, 1.888]]])
+        >>> cached_attention(x[:, 2:], cache, eye, eye, eye, eye, n_heads=1).round(3), len(cache)
+        (array([[[1., 1.]]]), 3)
     """
     b, t, d_model = x.shape
     d_head = d_model // n_heads
