@@ -125,3 +125,22 @@ def compare(got, want, call, logits, options, ref, why=""):
     if matched:
         raise Failure(f"{detail}\n    {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
     raise Failure(detail + (f"\n    {why}" if why else ""), nonfinite=nonfinite)
+
+
+def unshifted(got, want, call, logits, rerun):
+    """Fail naming no-max-shift by what it does, whatever form the softmax takes (exp / sum, exp(x - logsumexp)):
+    a row whose logits reach 1e4 comes out wrong (a shift by any row's or the batch's maximum gets it right),
+    while `rerun` of the same logits shifted to a maximum of 0 comes out right."""
+    if got.shape != want.shape or np.isfinite(got).all():
+        return
+    wrong = ~close(got, want, *tolerance(got)).all(axis=-1) & (np.asarray(logits).max(axis=-1) > 1000)
+    if not wrong.any():
+        return
+    small = rerun(logits - logits.max(axis=-1, keepdims=True))
+    if small.shape == want.shape and close(small, want, *tolerance(small)).all():
+        row = tuple(int(i) for i in np.argwhere(wrong)[0])
+        where = f"row {list(row)}" if row else "the row"
+        raise Failure(f"{call}: {where} returned {show(got[row], 4)}, expected {show(want[row], 4)}: exp of logits "
+                      "near 1e4 overflows to inf (and near -1e4 underflows to 0), and inf/inf or 0/0 is NaN; the "
+                      "same logits shifted to a maximum of 0 come out right: subtract each row's maximum before exp",
+                      "no-max-shift", exact=True, nonfinite=True)

@@ -2,11 +2,13 @@
 
 Distribution variants take next_token_probs' arguments (logits in float64) and return probabilities;
 sample variants take (probs, u) and return indices. Each is the right pipeline with one step changed:
-temperature, top-k, softmax, top-p, renormalisation.
+temperature, top-k, softmax, top-p, renormalisation. The softmax bugs are kata 02's own variants, run
+inside the pipeline, so a softmax mistake keeps its id here.
 """
 
 import numpy as np
 
+from checker.hidden.softmax import variants as softmax_pieces
 from checker.testkit import variant, variants_in
 
 
@@ -26,9 +28,7 @@ def top_k_mask(x, k):
     return np.ones(x.shape, bool) if not k else x >= _kth_highest(x, k)
 
 
-def softmax(x, shift=True):
-    e = np.exp(x - x.max(axis=-1, keepdims=True)) if shift else np.exp(x)
-    return e / e.sum(axis=-1, keepdims=True)
+softmax = softmax_pieces.stable  # over the last axis; the top logit always survives top-k, so no guard
 
 
 def ranked(probs):
@@ -58,14 +58,14 @@ def _renormalise(probs):
 
 
 def pipeline(logits, temperature=1.0, top_k=None, top_p=None, *, scale=None, kept_k=None, kept_p=None,
-             shift=True, renormalise=True):
-    """next_token_probs with any step swapped: scale(x, T), kept_k(x, k), kept_p(probs, top_p)."""
+             softmax=softmax, renormalise=True):
+    """next_token_probs with any step swapped: scale(x, T), kept_k(x, k), softmax(x), kept_p(probs, top_p)."""
     x = np.asarray(logits, np.float64)
     if temperature == 0 and scale is None:
         return _one_hot(x)
     x = scale(x, temperature) if scale else x / temperature
     x = np.where((kept_k or top_k_mask)(x, top_k), x, -np.inf)
-    probs = softmax(x, shift)
+    probs = softmax(x)
     if top_p is None or top_p >= 1:
         return probs
     probs = np.where((kept_p or nucleus)(probs, top_p), probs, 0.0)
@@ -121,13 +121,30 @@ def _top_k_plus_one(logits, temperature=1.0, top_k=None, top_p=None):
     return pipeline(logits, temperature, top_k, top_p, kept_k=lambda x, k: top_k_mask(x, k and k + 1))
 
 
-# --- softmax -------------------------------------------------------------------------------------
+# --- softmax: kata 02's bugs, those that can show over the last axis --------------------------------
 
-@variant("no-max-shift")
-def _no_max_shift(logits, temperature=1.0, top_k=None, top_p=None):
-    """exp of logits near +-1e4 overflowed or underflowed (inf/inf or 0/0 is NaN): subtract each row's
-    maximum before exp"""
-    return pipeline(logits, temperature, top_k, top_p, shift=False)
+# rows far apart: one near +1000, one near -1000 (all negative), one moderate; and a square batch
+_PROBE = np.array([[1000.0, 999.0, 997.5], [-1000.0, -1001.0, -1003.5], [0.5, -1.0, 2.0]])
+
+
+def _shows_here(piece):
+    """False for a softmax bug that is right whenever the softmax runs over the last axis (an axis put
+    back last, a guard for slices of only -inf, which top-k never leaves)."""
+    with np.errstate(all="ignore"):
+        return not np.allclose(piece(_PROBE), softmax(_PROBE), equal_nan=True)
+
+
+def _with_softmax(piece):
+    @variant(piece.variant_of)
+    def run(logits, temperature=1.0, top_k=None, top_p=None):
+        return pipeline(logits, temperature, top_k, top_p, softmax=piece)
+
+    run.__doc__ = piece.__doc__.replace("`axis`", "the last axis (the vocabulary)")
+    return run
+
+
+SOFTMAX_BUGS = [_with_softmax(piece) for piece in variants_in(vars(softmax_pieces), of="softmax")
+                if _shows_here(piece)]
 
 
 # --- top-p ---------------------------------------------------------------------------------------
