@@ -24,6 +24,7 @@ class KataProgress:
     seconds_to_pass: float | None = None  # from the first check to the first pass
     bugs_seen: list = field(default_factory=list)  # bug ids the checks named, in first-seen order
     last_checked: str | None = None  # a digest of the file the last attempt checked
+    seed: int | None = None  # the seed the learner's stub was drawn with (kata reset 10 --seed); None: default
 
     @property
     def ever_passed(self):
@@ -31,7 +32,8 @@ class KataProgress:
 
 
 _TYPES = {"status": (str,), "attempts": (int,), "hints_used": (int,), "first_seen": (int, float, type(None)),
-          "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,), "last_checked": (str, type(None))}
+          "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,), "last_checked": (str, type(None)),
+          "seed": (int, type(None))}
 
 
 @dataclass

@@ -94,3 +94,8 @@ def for_kata(kata):
     if kata.slug not in prompts:
         raise PromptsError(f"{PROMPTS}: katas: no entry for kata {kata}")
     return prompts[kata.slug]
+
+
+def fix_of(bug_id):
+    """The one-line fix of a catalogued bug, from the first kata whose block has it (ids are global)."""
+    return next((entry.fixes[bug_id] for entry in load().values() if bug_id in entry.fixes), "")

@@ -46,9 +46,16 @@ def back_up(kata, workspace):
     return backup
 
 
-def reset(kata, workspace):
-    """Write the shipped stub over the learner's file; return the backup's path (None: nothing to keep)."""
-    stub = pristine_stub(kata)
+def seeded_stub(kata, seed):
+    """The stub a kata draws for `seed` (kata 10 plants its bugs by seed), or None for a kata that has one stub."""
+    public = kata.part("public")
+    return public.stub(seed) if hasattr(public, "stub") else None
+
+
+def reset(kata, workspace, stub=None):
+    """Write the shipped stub (or `stub`) over the learner's file; return the backup's path (None: nothing
+    to keep)."""
+    stub = stub if stub is not None else pristine_stub(kata)
     if stub is None:
         raise ResetError(f"cannot find the shipped stub of {kata} at {kata.pristine_path}: reinstall the project")
     target = learner_file(kata, workspace)

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from checker import catalog
+from checker import catalog, prompts
 from checker.hidden.debug import plants, probes
 from checker.runner import DEFAULT_SEED
 from conftest import checked
@@ -92,3 +92,27 @@ def test_the_real_check_counts_and_names_nothing():
 def test_the_planted_proving_files_are_the_plants_of_today():
     for path in KATA.folder.glob("uncatalogued/planted-*.py"):
         assert path.read_text() == plants.source_with([path.stem.removeprefix("planted-")]), path.name
+
+
+def test_a_learner_practises_on_another_draw(workspace):
+    """`kata reset 10 --seed S` plants S's four bugs; checks count those; the hints past the written ones say
+    where one remaining bug is, then which, from what the file computes."""
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    run = CliRunner().invoke
+    assert run(cli, ["reset", "10", "--seed", "7"]).exit_code == 0
+    assert (workspace / "katas" / KATA.filename).read_text() == plants.source_with(plants.draw(7))
+    assert "4 of 4 planted bugs remain" in run(cli, ["check", "10"]).output
+    written = len(prompts.for_kata(KATA).hints)
+    for _ in range(written):
+        run(cli, ["hint", "10"])
+    where, which = run(cli, ["hint", "10"]).output, run(cli, ["hint", "10"]).output
+    first = sorted(plants.draw(7))[0]
+    assert f"is in {plants.BY_BUG[first].area}" in where and f"That bug is `{first}`" in which
+    assert prompts.fix_of(first) in which
+    (workspace / "katas" / KATA.filename).write_text(KATA.solution_path.read_text())
+    assert run(cli, ["check", "10"]).exit_code == 0
+    assert "no planted bug" in run(cli, ["hint", "10"]).output
+    assert run(cli, ["reset", "03", "--seed", "7"]).exit_code == 2  # one stub: no draw to make

@@ -39,6 +39,14 @@ def load_progress(workspace):
     return record
 
 
+def learner_seed(workspace, kata):
+    """The seed of the learner's stub (`kata reset 10 --seed S` draws other bugs), else the default seed."""
+    from checker.runner import DEFAULT_SEED
+
+    seed = load_progress(workspace).of(kata.id).seed
+    return DEFAULT_SEED if seed is None else seed
+
+
 def echo(text):
     from checker import render
 

@@ -8,7 +8,7 @@ import click
 
 from checker import catalog
 from checker.cli import cli
-from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, load_progress, next_kata, readable, \
+from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
 
 
@@ -77,7 +77,8 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
     from checker.runner import check as run_check
     from checker.sandbox import Limits
 
-    results = [run_check(kata, path, Limits(seconds=timeout)) for kata, path in zip(katas, paths)]
+    results = [run_check(kata, path, Limits(seconds=timeout), learner_seed(workspace, kata))
+               for kata, path in zip(katas, paths)]
     record = None if file else record_checks(workspace, results)
     if as_json:
         objects = [r.to_json() for r in results]
@@ -132,18 +133,40 @@ def hint(kata_key):
         kata hint 02
     """
     kata = find_kata(kata_key)
-    hints = kata_prompts(kata).hints
     workspace = catalog.find_workspace()
+    hints = list(kata_prompts(kata).hints)
     record = load_progress(workspace)
     entry = record.of(kata.id)
+    written = len(hints)
+    if entry.hints_used >= written:
+        hints += _hints_from_a_check(kata, workspace)
+        if len(hints) == written and kata.part("hints") is not None:
+            echo(f"No hint from your file: it holds no planted bug the checker can point at "
+                 f"(`kata check {kata.id}` says what still fails).")
+            return
     entry.hints_used = min(entry.hints_used + 1, len(hints))
     for level, text in enumerate(hints[:entry.hints_used], start=1):
         echo(click.style(f"Hint {level} of {len(hints)}", bold=True) + f"\n{text}\n")
-    if entry.hints_used == len(hints):
+    if entry.hints_used == len(hints) == written and kata.part("hints") is not None:
+        echo(f"Run `kata hint {kata.id}` again: the next hints look at what your file computes.")
+    elif entry.hints_used == len(hints):
         echo(f"That was the last hint. The reference is one `kata solution {kata.id}` away.")
     else:
         echo(f"Run `kata hint {kata.id}` again for the next one.")
     save(record)
+
+
+def _hints_from_a_check(kata, workspace):
+    """Hints that depend on the learner's file (kata 10: where a planted bug remains, then which), from a check."""
+    deeper = getattr(kata.part("hints"), "deeper", None)
+    path = catalog.learner_file(kata, workspace)
+    if deeper is None or not path.is_file():
+        return []
+    from checker import prompts
+    from checker.runner import check as run_check
+
+    result = run_check(kata, path, seed=learner_seed(workspace, kata))
+    return deeper(result.details, prompts.fix_of)
 
 
 @cli.command()
@@ -184,7 +207,8 @@ def solution(kata_key, yes):
 @click.argument("kata_key", metavar="ID")
 @click.option("--restore", "restore", metavar="[BACKUP]", is_flag=False, flag_value="newest", default=None,
               help="Bring a backup back instead (default: the newest; `kata backups` lists them).")
-def reset(kata_key, restore):
+@click.option("--seed", type=int, help="Kata 10: plant another draw of four bugs (the checker then counts those).")
+def reset(kata_key, restore, seed):
     """Restore a kata's stub as the project ships it, keeping a backup of your file in .kata/backups/.
 
     Your commits do not matter: the stub comes with the package, not from git. --restore brings
@@ -196,6 +220,7 @@ def reset(kata_key, restore):
         kata reset 03
         kata reset 03 --restore
         kata reset 03 --restore .kata/backups/03_causal_mask.20250615-170640.py
+        kata reset 10 --seed 7
     """
     kata = find_kata(kata_key)
     from checker import workspace
@@ -208,7 +233,11 @@ def reset(kata_key, restore):
             echo(f"Restored {display_path(restored)} as your file of {kata}."
                  + (f" The file it replaced is saved as {display_path(replaced)}" if replaced else ""))
             return
-        backup = workspace.reset(kata, here)
+        stub = None if seed is None else workspace.seeded_stub(kata, seed)
+        if seed is not None and stub is None:
+            raise UsageProblem(f"kata {kata} has one stub: --seed draws the planted bugs of kata 10 only")
+        backup = workspace.reset(kata, here, stub)
+        _remember_seed(kata, here, seed)
     except workspace.ResetError as error:
         raise UsageProblem(str(error)) from None
     except OSError as error:
@@ -218,6 +247,14 @@ def reset(kata_key, restore):
              f"(`kata reset {kata.id} --restore` brings it back).")
     else:
         echo(f"{kata} is already the stub: nothing to back up.")
+
+
+def _remember_seed(kata, here, seed):
+    """The seed the learner's stub was drawn with, so checks count the bugs planted in it (None: default)."""
+    record = load_progress(here)
+    if record.of(kata.id).seed != seed:
+        record.of(kata.id).seed = seed
+        save(record)
 
 
 @cli.command("backups")

@@ -8,8 +8,8 @@ import click
 
 from checker import catalog
 from checker.cli import cli
-from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, load_progress, next_kata, \
-    readable, record_checks
+from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, learner_seed, load_progress, \
+    next_kata, readable, record_checks
 
 
 @cli.command()
@@ -130,7 +130,7 @@ def watch(ctx, kata_key, poll, max_checks):
         current = kata
         if not paths[kata].is_file():
             return None
-        result = run_check(kata, paths[kata])
+        result = run_check(kata, paths[kata], seed=learner_seed(workspace, kata))
         record = record_checks(workspace, [result])
         checks += 1
         following = next_kata(workspace, record) if result.status == "passed" else None
