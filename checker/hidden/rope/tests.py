@@ -5,15 +5,17 @@ Shapes hide nothing: b > 1, h > 1, d != n, d/2 odd and even, t < n_k. rope is fi
 or direction is named with the channels and angles it used; then values against the reference on random
 positions, per-row positions of a left-padded batch, positions up to 65 536 and float32 input, and the
 relative-position property. The tolerance accepts angles computed in float32 (as Hugging Face does): it grows
-with each angle. rope_attention is checked with t = n_k, a decode step (t = 1) and a chunk (1 < t < n_k).
+with each angle. rope_attention is checked with t = n_k, a decode step (t = 1), a chunk (1 < t < n_k), a
+batch where b = n_k = d (so a full k.T runs) and scores near 1e3; kata 01-03's bugs keep their ids there.
 """
 
 import numpy as np
 
 from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
 from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right
-from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, \
-    first_difference, one_array, tolerance
+from checker.sandbox import LearnerError
+from checker.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
+    expect_precision, first_difference, one_array, tolerance
 
 API = {"rope": ("x", "positions", "base"), "rope_attention": ("q", "k", "v", "base")}
 EPS32 = float(np.finfo(np.float32).eps)
@@ -207,19 +209,59 @@ def test_relative_position_property(kata, ref, rng):
 
 # --- rope_attention ------------------------------------------------------------------------------------
 
+FORMULA = "softmax(rope(q) . rope(k) / sqrt(d), causal bottom-right) @ v"
+
+
 def _attention_call(q, k, v):
     return call_text("rope_attention", q=q, k=k, v=v)
 
 
-def _check_attention(kata, ref, q, k, v, why=""):
+def _reversed_axes_error(error, q, k):
+    """True when the learner's error is what q @ k.T raises on a batched k: k.T reverses every axis, so the
+    matmul meets k's axis 1 where the d channels belong (np.matmul's or np.dot's shape message)."""
+    if np.ndim(k) < 3 or np.shape(k)[1] == np.shape(q)[-1]:
+        return False
+    d, wrong = np.shape(q)[-1], np.shape(k)[1]
+    return (f"size {wrong} is different from {d}" in error.message or
+            f"{d} (dim {np.ndim(q) - 1}) != {wrong} (dim {np.ndim(k) - 2})" in error.message)
+
+
+def _learner(function, q, k, v, call):
+    """function(q, k, v) run by the learner; a batched k.T's shape error is named, not left as a crash."""
+    try:
+        return function(q, k, v)
+    except LearnerError as error:
+        if error.not_implemented or not _reversed_axes_error(error, q, k):
+            raise
+        raise Failure(f"{call} raised {error}: k has shape {np.shape(k)}, and k.T reverses every axis "
+                      f"({np.shape(k)[::-1]}), not just the last two; use np.swapaxes(k, -1, -2) (or "
+                      "k.transpose(..., -1, -2)) for the keys' transpose", "batch-transpose") from None
+
+
+def _attention_tolerance(q, k, v):
+    """(rtol, atol) for rope_attention: float32 arithmetic anywhere. A score's rounding grows with the
+    score, which can reach |q| |k| / sqrt(d); the output mixes values, so its rounding scales with them."""
+    q32, k32, v32 = (np.asarray(a, np.float32) for a in (q, k, v))
+    bound = np.linalg.norm(q, axis=-1).max() * np.linalg.norm(k, axis=-1).max() / np.sqrt(np.shape(q)[-1])
+    rtol, atol = tolerance(q32, k32, v32, np.array([bound], np.float32))
+    return rtol, max(atol, rtol * float(np.abs(v).max()))
+
+
+def _run_attention(kata, q, k, v):
+    """The learner's rope_attention(q, k, v) as an array of the right shape, and the call as text."""
     call = _attention_call(q, k, v)
-    got = one_array(kata.rope_attention(q, k, v), call)
+    got = one_array(_learner(kata.rope_attention, q, k, v, call), call)
+    want_shape = (*np.broadcast_shapes(np.shape(q)[:-2], np.shape(v)[:-2]), np.shape(q)[-2], np.shape(v)[-1])
+    if got.shape != want_shape:
+        raise Failure(f"{call} returned shape {got.shape}, expected {want_shape}: (..., t, d_v), one row per query")
+    return got, call
+
+
+def _compare_attention(got, call, ref, q, k, v, why=""):
+    """Fail unless got is rope_attention(q, k, v); name the bug whose output it is, else say how it differs."""
     want = ref.rope_attention(*(np.asarray(a, np.float64) for a in (q, k, v)))
-    if got.shape != want.shape:
-        raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: (..., t, d_v), one row per query")
     expect_precision(got, (q, k, v), call)
-    rtol, atol = tolerance(*(np.asarray(a, np.float32) for a in (q, k, v)))
-    atol = max(atol, rtol * float(np.abs(v).max()))  # out mixes values: its rounding scales with them
+    rtol, atol = _attention_tolerance(q, k, v)
     if close(got, want, rtol, atol).all():
         return
     detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
@@ -228,8 +270,15 @@ def _check_attention(kata, ref, q, k, v, why=""):
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
-    raise Failure(f"{detail}: {why or 'softmax(rope(q) . rope(k) / sqrt(d), causal bottom-right) @ v'}",
+    axes = ("example", "head")[:got.ndim - 2] + ("query", "channel")
+    looks = describe_difference(got, want, rtol, atol, axes[-got.ndim:])
+    raise Failure(detail + "".join(f"; {text}" for text in (looks, why) if text) + f"; expected {FORMULA}",
                   nonfinite=nonfinite)
+
+
+def _check_attention(kata, ref, q, k, v, why=""):
+    got, call = _run_attention(kata, q, k, v)
+    _compare_attention(got, call, ref, q, k, v, why)
 
 
 def _qkv(rng, lead, t, n_k, d, d_v):
@@ -237,11 +286,7 @@ def _qkv(rng, lead, t, n_k, d, d_v):
 
 
 def test_attention_shape(kata, ref, rng):
-    q, k, v = _qkv(rng, (2, 3), 4, 6, 8, 6)
-    call = _attention_call(q, k, v)
-    got = one_array(kata.rope_attention(q, k, v), call)
-    if got.shape != (2, 3, 4, 6):
-        raise Failure(f"{call} returned shape {got.shape}, expected (2, 3, 4, 6): (..., t, d_v)")
+    _run_attention(kata, *_qkv(rng, (2, 3), 4, 6, 8, 6))
 
 
 def test_attention_prefill(kata, ref, rng):
@@ -262,7 +307,31 @@ def test_attention_chunk(kata, ref, rng):
 
 @bug("rope-rotates-values")
 def test_values_are_not_rotated(kata, ref, rng):
-    _check_attention(kata, ref, *_qkv(rng, (2, 2), 5, 5, 8, 8), why="values are mixed as they are, never rotated")
+    _check_attention(kata, ref, *_qkv(rng, (2, 2), 5, 5, 8, 8))  # d_v = d: rotated values keep their shape
+
+
+@bug("batch-transpose")
+def test_attention_batched_square(kata, ref, rng):
+    # b = n_k = d = 6: a full k.T then runs without error, so only the values can tell
+    _check_attention(kata, ref, *_qkv(rng, (6,), 4, 6, 6, 4))
+
+
+@bug("no-max-shift")
+def test_attention_large_scores(kata, ref, rng):
+    q, k, v = _qkv(rng, (2, 2), 3, 7, 8, 6)
+    large = (30 * q, 30 * k, v)  # scores near 1e3: exp overflows unless each row's maximum is subtracted first
+    got, call = _run_attention(kata, *large)
+    try:
+        _compare_attention(got, call, ref, *large)
+    except Failure as failure:
+        if failure.bug or np.isfinite(got).all():
+            raise
+        _check_attention(kata, ref, q, k, v)  # the same inputs at ordinary scale: any other bug shows here
+        bad = int((~np.isfinite(got)).sum())
+        raise Failure(f"{call} returned {bad} NaN or inf of {got.size} numbers with scores near 1e3, while the same "
+                      "q and k 30 times smaller give the right answer: exp(1e3) overflows to inf and inf/inf is NaN; "
+                      "subtract each row's maximum score before np.exp", "no-max-shift", exact=True,
+                      nonfinite=True) from None
 
 
 def test_attention_float32(kata, ref, rng):
@@ -277,8 +346,9 @@ def test_inputs_unchanged(kata, rng):
         _, after = kata.rope.keeping_args(x.copy(), positions.copy())
         _expect_unchanged(rope_call(x, positions, None), ("x", "positions"), (x, positions), after)
         q, k, v = (a.astype(dtype) for a in _qkv(rng, (2, 2), 3, 6, 8, 6))
-        _, after = kata.rope_attention.keeping_args(q.copy(), k.copy(), v.copy())
-        _expect_unchanged(_attention_call(q, k, v), ("q", "k", "v"), (q, k, v), after)
+        call = _attention_call(q, k, v)
+        _, after = _learner(kata.rope_attention.keeping_args, q.copy(), k.copy(), v.copy(), call)
+        _expect_unchanged(call, ("q", "k", "v"), (q, k, v), after)
 
 
 def _expect_unchanged(call, names, before, after):

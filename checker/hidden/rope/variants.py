@@ -1,13 +1,16 @@
 """What code carrying each catalogued bug of kata 06 computes, to recognise it by its output.
 
 Rope variants take (x, positions, base) like rope; attention variants take (q, k, v, base) like
-rope_attention and are built from one rotation and one mask, so a rope bug inside rope_attention is
-named as the rope bug it is. Everything here is float64.
+rope_attention and are built from one rotation and katas 01-03's pieces, so a rope bug inside rope_attention
+is named as the rope bug it is, and a scale, mask or softmax bug keeps its earlier id. Everything here is float64.
 """
 
 import numpy as np
 
-from checker.testkit import variant
+from checker.hidden.causal_mask import variants as pieces
+from checker.hidden.scores import variants as scale
+from checker.hidden.softmax import variants as softmax_pieces
+from checker.testkit import variant, variants_in
 
 
 def frequencies(d, base, exponent=None):
@@ -167,23 +170,29 @@ ROPE_VARIANTS = [interleaved, rotate_half_with_interleaved_table, interleaved_wi
 
 
 # --- rope_attention ------------------------------------------------------------------------------------
+# Built from katas 01-03's pieces (scores with kata 01's divisors or transposes, kata 02's softmax, kata 03's
+# masks and maskings), so a bug of an earlier kata keeps its id inside rope_attention.
 
 def bottom_right(t, n_k):
-    return np.arange(n_k) <= np.arange(n_k - t, n_k)[:, None]  # (t, n_k)
+    return pieces.right_mask(t, n_k)  # (t, n_k): query i is position n_k - t + i
 
 
-def attend(q, k, v, base, rotate=right, query_positions=None, visible=bottom_right, rotate_values=False):
+def _scores(q, k):
+    return pieces.scores(q, k)  # (..., t, n_k), divided by sqrt(d)
+
+
+def attend(q, k, v, base, rotate=right, query_positions=None, visible=bottom_right, rotate_values=False,
+           score=_scores, masking=pieces.fill_guarded, softmax=pieces.softmax):
     """rope_attention with one piece swapped for a buggy one."""
     q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
-    t, d = q.shape[-2:]
+    t = q.shape[-2]
     n_k = k.shape[-2]
     query_positions = np.arange(n_k - t, n_k) if query_positions is None else query_positions
     q, k = rotate(q, query_positions, base), rotate(k, np.arange(n_k), base)  # (..., t, d), (..., n_k, d)
     if rotate_values:
         v = rotate(v, np.arange(n_k), base)
-    scores = np.where(visible(t, n_k), q @ np.swapaxes(k, -1, -2) / np.sqrt(d), -np.inf)  # (..., t, n_k)
-    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return weights / weights.sum(axis=-1, keepdims=True) @ v  # (..., t, d_v)
+    weights = masking(score(q, k), visible(t, n_k), softmax)  # (..., t, n_k)
+    return weights @ v  # (..., t, d_v)
 
 
 def _with_rope(rope_variant):
@@ -195,24 +204,50 @@ def _with_rope(rope_variant):
     return attention
 
 
-@variant("rope-no-offset")
+@variant("rope-no-offset", of="attention")
 def queries_from_zero(q, k, v, base):
     """the new queries were rotated as if at positions 0 ... t-1; they are the LAST t of the n_k positions, so query i
     turns by (n_k - t + i) * theta"""
     return attend(q, k, v, base, query_positions=np.arange(np.shape(q)[-2]))
 
 
-@variant("rope-rotates-values")
+@variant("rope-rotates-values", of="attention")
 def values_rotated(q, k, v, base):
     """the values were rotated too: RoPE turns queries and keys only, the values are mixed as they are"""
     return attend(q, k, v, base, rotate_values=True)
 
 
-@variant("mask-top-left")
-def top_left(q, k, v, base):
-    """the causal mask is aligned top-left (tril(ones(t, n_k))): the queries are the LAST t positions, so query i
-    sees keys j <= n_k - t + i"""
-    return attend(q, k, v, base, visible=lambda t, n_k: np.tril(np.ones((t, n_k), dtype=bool)))
+def _built(bug_id, doc, **swapped):
+    """An attention variant: rope_attention with the pieces in `swapped` taken from an earlier kata's bug."""
+
+    def attention(q, k, v, base):
+        return attend(q, k, v, base, **swapped)
+
+    attention.__doc__ = " ".join(doc.split()).replace("n_q", "t").replace("d_k", "d")
+    return variant(bug_id, of="attention")(attention)
 
 
-ATTENTION_VARIANTS = [queries_from_zero, values_rotated, top_left, *(_with_rope(f) for f in ROPE_VARIANTS)]
+def _divided(divisor):
+    return lambda q, k: pieces.scores(q, k, divisor)
+
+
+def _over_queries(x):
+    return softmax_pieces.stable(x, axis=-2)
+
+
+EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted")
+EARLIER_MASKS = ("mask-top-left", "mask-blocks-diagonal", "mask-flipped")
+FROM_EARLIER_KATAS = (
+    [_built(divisor.variant_of, divisor.__doc__, score=_divided(divisor))
+     for divisor in variants_in(vars(scale), of="divisor") if divisor.variant_of in EARLIER_SCALES]
+    + [_built(table.variant_of, table.__doc__, score=table) for table in variants_in(vars(scale), of="scores")
+       if table.variant_of in ("batch-transpose", "keys-against-queries")]
+    + [_built(mask.variant_of, mask.__doc__, visible=mask, masking=fill)
+       for mask in variants_in(vars(pieces), of="mask") if mask.variant_of in EARLIER_MASKS
+       for fill in pieces.HONEST_FILLS]
+    + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after),
+       _built("no-max-shift", softmax_pieces.no_shift.__doc__, softmax=softmax_pieces.no_shift),
+       _built("softmax-wrong-axis", "the softmax ran over the queries (axis -2), not over the keys (axis -1)",
+              softmax=_over_queries)])
+
+ATTENTION_VARIANTS = [*variants_in(globals(), of="attention"), *(_with_rope(f) for f in ROPE_VARIANTS)]

@@ -1,4 +1,4 @@
-"""No 1/sqrt(d) (not in 06's catalogue)."""
+"""k @ q^T: the score table transposed (keys as rows)."""
 
 import numpy as np
 
@@ -20,7 +20,7 @@ def rope_attention(q, k, v, base=10000.0):
     n_k = k.shape[-2]
     q = rope(q, np.arange(n_k - t, n_k), base)
     k = rope(k, np.arange(n_k), base)
-    scores = q @ np.swapaxes(k, -1, -2)
+    scores = k @ np.swapaxes(q, -1, -2) / np.sqrt(d)
     visible = np.arange(n_k) <= np.arange(n_k - t, n_k)[:, None]
     scores = np.where(visible, scores, -np.inf)
     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
