@@ -52,6 +52,8 @@ class Workspace:
     files: dict = field(default_factory=dict, compare=False, hash=False)
     flags: tuple = ()  # for a human: unrostered, a manifest that disagrees, a refused file
     error: str = ""  # why the workspace cannot be graded at all ("": it can)
+    record: dict | None = field(default=None, compare=False, hash=False)  # its roster entry, as `kata pack` wrote it
+    mtimes: dict = field(default_factory=dict, compare=False, hash=False)  # kata id -> the file's mtime (its owner's)
 
     @property
     def key(self):
@@ -73,7 +75,8 @@ def read_roster(folder, roster=None):
         try:
             entry = json.loads(line)
             if entry["folder"] == str(folder):
-                found = {"katas": [catalog.find(key) for key in entry["katas"]], "seed": int(entry["seed"])}
+                found = {"katas": [catalog.find(key) for key in entry["katas"]], "seed": int(entry["seed"]),
+                         "record": entry}
         except (ValueError, KeyError, TypeError, catalog.UnknownKata):
             continue
     return found
@@ -131,11 +134,15 @@ def open_workspace(folder, seed=None, roster=None):
             if not katas and not error:
                 error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
     if error:
-        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error)
+        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error,
+                         issued and issued["record"])
     files = {kata.id: read_kata_file(folder, kata) for kata in katas}
+    mtimes = {kata.id: os.lstat(folder / "katas" / kata.filename).st_mtime for kata in katas
+              if files[kata.id][0] is not None}
     flags += [f"refused katas/{catalog.find(kata_id).filename}: {why}" for kata_id, (_, _, why) in files.items()
               if why and "no such file" not in why]
-    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags))
+    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "",
+                     issued and issued["record"], mtimes)
 
 
 def _ids(katas):
@@ -183,6 +190,9 @@ class WorkspaceGrade:
     checks: list  # check objects as in SPEC.md (plus sha256, review, unverified), in kata order
     flags: list = field(default_factory=list)  # for a human: unrostered, a disagreeing manifest, a refused file
     error: str = ""  # the workspace could not be graded at all: one error row
+    record: dict | None = None  # its roster entry (None: unrostered)
+    mtimes: dict = field(default_factory=dict)  # kata id -> the graded file's modification time
+    files: dict = field(default_factory=dict, repr=False)  # kata id -> the bytes graded (None: refused)
 
     @property
     def rows(self):
@@ -278,7 +288,8 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                     progress(len(done) - resumed, len(todo))
 
             _run(todo, limits, jobs, finished_one)
-    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error) for w in workspaces]
+    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
+                             {kata_id: read[0] for kata_id, read in w.files.items()}) for w in workspaces]
     return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {})
 
 
@@ -322,12 +333,27 @@ def check_one(kata_id, path, limits, seed, read=None):
     extra = {"sha256": digest, "review": review.reasons(data), "unverified": []}
     try:
         result = check(kata, path, limits, seed, source=data)
-        return {**result.to_json(), **extra, "unverified": result.unverified}
+        return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
         message = f"the grader could not check it: {type(error).__name__}: {error}"
         return {**_error(kata, display_path(path), message), **extra}
+
+
+def _for_graders(result):
+    """What the report keeps of a check beyond its JSON: the weight pictures of failed tests and what the
+    tests left for graders (kata 10's planted bugs). Never part of a learner's `kata check --json`."""
+    import numpy as np
+
+    pictures = []
+    for test in result.tests:
+        grid = test.picture
+        if grid is not None:
+            allowed = None if grid.allowed is None else np.broadcast_to(grid.allowed, np.shape(grid.got)).tolist()
+            pictures.append({"test": test.name, "title": grid.title, "got": np.asarray(grid.got, float).tolist(),
+                             "want": np.asarray(grid.want, float).tolist(), "allowed": allowed})
+    return {"pictures": pictures, "details": result.details}
 
 
 def _error(kata, file, message):

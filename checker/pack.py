@@ -39,10 +39,12 @@ class Pack:
     files: list[str]  # relative paths, in the order written
     warnings: list[str] = field(default_factory=list)
     roster: Path | None = None  # where `make` recorded what it issued
+    weights: dict = field(default_factory=dict)  # kata id -> its weight in the total score (the team's rubric)
 
 
-def make(folder, katas, seed, minutes=None):
-    """Write the pack of `katas` (id order) drawn with `seed` into the new or empty `folder`."""
+def make(folder, katas, seed, minutes=None, weights=None):
+    """Write the pack of `katas` (id order) drawn with `seed` into the new or empty `folder`; `weights`
+    ({kata id: weight}, default 1 each) is the team's rubric for the total score, kept in the roster only."""
     folder = Path(folder)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise PackError(f"{folder} already exists and is not an empty folder: pack into a new one")
@@ -53,16 +55,18 @@ def make(folder, katas, seed, minutes=None):
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
-    roster = record(folder, katas, seed, files)
-    return Pack(folder, katas, seed, minutes, list(files), warnings, roster)
+    weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
+    roster = record(folder, katas, seed, files, minutes, weights)
+    return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights)
 
 
-def record(folder, katas, seed, files):
+def record(folder, katas, seed, files, minutes=None, weights=None):
     """Append what was issued to the roster beside the pack: `kata grade` trusts this, not the manifest
     the candidate can edit. One JSON line per pack; the last line for a folder wins."""
     folder = Path(folder).resolve()
     entry = {"folder": str(folder), "katas": [kata.id for kata in katas], "seed": seed, "kata_version": __version__,
              "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+             "minutes": minutes, "weights": weights or {kata.id: 1 for kata in katas},
              "stubs": {name: hashlib.sha256(text.encode("utf-8")).hexdigest()
                        for name, text in files.items() if name.startswith("katas/")}}
     roster = folder.parent / ROSTER

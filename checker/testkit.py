@@ -47,6 +47,17 @@ def bug(bug_id):
     return mark
 
 
+def weight(points):
+    """Mark a test as worth `points` in a grade's partial credit (a test without the mark is worth 1): an edge
+    case or a cost check that tells a strong answer from a passable one can weigh more."""
+
+    def mark(test):
+        test.weight = points
+        return test
+
+    return mark
+
+
 def variant(bug_id, of=None):
     """Mark a function as what code carrying `bug_id` computes, to recognise it by its output.
 

@@ -235,11 +235,11 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     result = run("grade", *EXPECTED, "--timeout", 3, "--jobs", 2, "--json", "--report", "grades.md")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)  # exactly one object, nothing else on stdout
-    assert set(report) == {"isolation", "workspaces"} and report["isolation"]["level"] == "full"
-    assert all(set(w) == {"path", "seed", "katas", "flags"} for w in report["workspaces"])
+    assert {"isolation", "workspaces"} <= set(report) and report["isolation"]["level"] == "full"
+    assert all({"path", "seed", "katas", "flags"} <= set(w) for w in report["workspaces"])  # test_report.py: the rest
     assert statuses(report) == EXPECTED
     checks = [check for w in report["workspaces"] for check in w["katas"]]
-    assert all(set(check) == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"}
+    assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"} <= set(check)
                for check in checks)
     assert report["workspaces"][-1]["flags"] == ["unrostered: no record of `kata pack` issuing this folder"]
     assert all(w["flags"] == [] for w in report["workspaces"][:-1])

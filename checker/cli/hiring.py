@@ -20,32 +20,37 @@ from checker.cli.common import UsageProblem, echo, find_kata
                                        "printed]")
 @click.option("--minutes", type=click.IntRange(min=1), help="Time the README gives the candidate  "
                                                             "[default: 20 per kata]")
-def pack(folder, kata_keys, seed, minutes):
+@click.option("--weights", "rubric", metavar="RUBRIC",
+              help="Each kata's weight in the total score: 03=2,05=3 or a YAML file {kata: weight}  [default: 1 each]")
+def pack(folder, kata_keys, seed, minutes, rubric):
     """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
 
     The pack holds no reference, hidden test, bug catalogue or quiz answer. What was issued
     (katas, seed, version, time, each stub's SHA-256) is appended to kata-roster.jsonl beside
-    DIR, on your side: `kata grade` takes the katas and seed from there, and only compares the
-    pack's own kata-pack.json (which the candidate can edit) with it. The same katas and seed
-    give the same pack, byte for byte.
+    DIR, on your side: `kata grade` takes the katas, seed, minutes and --weights from there, and
+    only compares the pack's own kata-pack.json (which the candidate can edit) with it. The same
+    katas and seed give the same pack, byte for byte.
 
     Example:
 
     \b
         kata pack interviews/ada --katas 01,03,05 --seed 41
-        kata grade interviews/ada
+        kata pack interviews/bob --katas 01,03,05 --seed 42 --weights 03=2,05=3
+        kata grade interviews/ada interviews/bob --html review.html
     """
     from checker import reports
 
     import random
 
     from checker import pack as packing
+    from checker import scoring
 
     katas = _kata_list(kata_keys) if kata_keys is not None else catalog.all_katas()
     seed = random.randrange(10**6) if seed is None else seed
     try:
-        made = packing.make(folder, katas, seed, minutes)
-    except packing.PackError as error:
+        weights = scoring.parse_rubric(rubric) if rubric else None
+        made = packing.make(folder, katas, seed, minutes, weights)
+    except (packing.PackError, scoring.RubricError) as error:
         raise UsageProblem(str(error)) from None
     for warning in made.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -72,7 +77,11 @@ def _kata_list(text):
 @click.option("--roster", type=click.Path(path_type=Path, dir_okay=False),
               help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace]")
 @click.option("--insecure", is_flag=True, help="Grade even where the sandbox cannot fully isolate candidate code.")
-def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure):
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write one CSV row per candidate and kata here.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the review page here: one self-contained HTML file.")
+def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path):
     """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
     Each workspace is graded on the katas and seed `kata pack` recorded in its roster; a kata-pack.json
@@ -83,17 +92,20 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     else kata-grade.state.jsonl here): after an interruption, --resume grades only the rest, and again
     any workspace whose files changed. Without --resume an earlier state file is started afresh.
     Refuses to run where candidate code cannot be fully isolated, unless --insecure.
+    Each kata scores the weighted share of its hidden checks passed; candidates are ranked by their
+    total (the roster's --weights), with the time their files show and pairs of near-identical files.
     Exit code 0 once the batch is graded, whatever the candidates scored; 2 for a usage mistake.
 
     Example:
 
     \b
-        kata grade interviews/* --report grades.md
+        kata grade interviews/* --report grades.md --csv grades.csv --html review.html
         kata grade interviews/* --report grades.md --resume
         kata grade interviews/ada --json --timeout 5
     """
     from checker import reports
 
+    from checker import exports, review_page, scoring
     from checker import grade as grading
     from checker.sandbox import Limits
 
@@ -101,8 +113,9 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         workspaces = [grading.open_workspace(folder, seed, roster) for folder in folders]
     except grading.GradeError as error:
         raise UsageProblem(str(error)) from None
-    if report_path and not report_path.parent.is_dir():
-        raise UsageProblem(f"no such folder for the report: {report_path.parent}")
+    for path in (report_path, csv_path, html_path):
+        if path and not path.parent.is_dir():
+            raise UsageProblem(f"no such folder for the report: {path.parent}")
     limits = Limits(seconds=timeout, message_bytes=16 * 2**20, strict=not insecure)
     isolation = {**grading.probe_isolation(limits), "insecure": insecure}
     if isolation["level"] != "full":
@@ -113,27 +126,58 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         click.echo(f"warning: reduced isolation ({missing}): the report says so", err=True)
     state = grading.state_path(report_path)
     jobs = jobs or os.cpu_count() or 1
-    show_progress = sys.stderr.isatty()
-
-    def progress(done, total):
-        click.echo(f"\rgraded {done} of {total} workspaces", err=True, nl=done == total)
+    bar = _ProgressBar() if sys.stderr.isatty() and not as_json else None
 
     if not resume and grading.holds_a_batch(state):
         click.echo(f"note: {state} holds an earlier batch; starting afresh (--resume would continue it)", err=True)
     try:
-        result = grading.grade(workspaces, limits, jobs, state, resume, progress if show_progress else None,
-                               isolation)
+        with bar or _nothing():
+            result = grading.grade(workspaces, limits, jobs, state, resume, bar, isolation)
     except grading.GradeError as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished workspaces are saved in {state}; run the same command with --resume "
                    "to grade the rest", err=True)
         sys.exit(130)
+    batch = scoring.assess(result)
     if report_path:
         report_path.write_text(reports.grade_markdown(result), encoding="utf-8")
+    if csv_path:
+        csv_path.write_text(exports.csv_text(batch), encoding="utf-8")
+    if html_path:
+        html_path.write_text(review_page.page(batch), encoding="utf-8")
     if as_json:
         if result.resumed:
             click.echo(f"{result.resumed} workspaces finished in an earlier run ({state}), not graded again", err=True)
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(exports.batch_json(batch)))
     else:
-        echo(reports.grade_text(result, report_path))
+        written = [path for path in (csv_path, html_path) if path]
+        echo("\n\n".join(text for text in (reports.grade_text(result, report_path), exports.ranking_text(batch),
+                                            exports.pairs_text(batch)) if text)
+             + "".join(f"\nWritten: {path}" for path in written))
+
+
+class _ProgressBar:
+    """`kata grade`'s progress on a terminal: a click progress bar, made once the number to grade is known."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done, total):
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *failure):
+        if self.bar is not None:
+            self.bar.__exit__(*failure)
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -11,6 +11,7 @@ and in the one test that chains the two.
 import numpy as np
 
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.testkit import weight
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
     expect_precision, expect_unchanged, first_difference, numbers_apart, show, tolerance
 
@@ -231,6 +232,7 @@ def test_mask_hides_the_future(kata, ref):
 
 
 @bug("mask-top-left")
+@weight(2)
 def test_mask_bottom_right(kata, ref):
     for n_q, n_k in ((2, 5), (1, 4)):
         got, want, call = _run_mask(kata, ref, n_q, n_k)

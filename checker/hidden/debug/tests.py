@@ -15,6 +15,7 @@ from checker import catalog
 from checker.hidden.debug import plants, probes
 from checker.hidden.debug.probes import float32_tolerance
 from checker.sandbox import LearnerError
+from checker.testkit import weight
 from checker.testkit import Failure, close, one_array, show
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
@@ -27,6 +28,7 @@ def _full_attention():
     return catalog.find("multi-head").reference().multi_head_attention
 
 
+@weight(4)
 def test_planted_bugs_fixed(kata, seed):
     from checker.runner import DEFAULT_SEED
 

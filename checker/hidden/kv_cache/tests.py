@@ -17,6 +17,7 @@ from checker.hidden.kv_cache.variants import APPEND_VARIANTS, ATTENTION_VARIANTS
 from checker.hidden.multi_head.variants import split_heads
 from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
+from checker.testkit import weight
 from checker.testkit import Failure, Suspects, as_pair, bug, close, describe_difference, expect_float, \
     expect_precision, expect_unchanged, first_difference, numbers_apart, one_array, show, tolerance
 
@@ -328,6 +329,7 @@ def _kib(size):
 
 
 @bug("recompute-every-step")
+@weight(3)
 def test_decode_cost(kata, rng):
     b, d_model, n_heads = 1, 8, 2
     short, long = COST_POSITIONS

@@ -1,0 +1,119 @@
+"""A scored batch (scoring.Batch) for people and machines: the terminal ranking, CSV and the `--json` object.
+
+Everything here formats what it is given; nothing here decides anything. The JSON and CSV shapes are
+documented in the README ("The report's JSON") and kept stable: fields are added, never renamed.
+"""
+
+import csv
+import io
+
+import click
+
+from checker.render import duration
+
+JSON_FORMAT = 1
+GRADER_ONLY = ("pictures", "details")  # kept for the review page; the JSON carries `plants` instead
+CSV_COLUMNS = ["rank", "candidate", "total", "kata", "slug", "status", "score", "checks_passed", "checks_total",
+               "kata_weight", "bugs", "plants_fixed", "plants_remaining", "review", "sha256", "modified", "seed",
+               "kata_version", "issued", "last_change", "span_seconds", "minutes", "over_time", "similar_to", "flags"]
+_STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
+
+
+def ranking_text(batch, limit=None):
+    """`kata grade`'s closing lines: the candidates ranked, one line each, and the pairs to compare."""
+    shown = batch.candidates[:limit] if limit else batch.candidates
+    width = max((len(c.path) for c in shown), default=0)
+    lines = [click.style("Ranking", bold=True) + " (score: the weighted share of hidden checks passed)"]
+    for candidate in shown:
+        notes = []
+        if candidate.over_time:
+            notes.append(f"over time ({duration(candidate.span_seconds)} of {candidate.minutes} min)")
+        if candidate.similar:
+            notes.append("similar to " + ", ".join(sorted({_other(pair, candidate.path) for pair in candidate.similar})))
+        if candidate.flags:
+            notes.append(f"{len(candidate.flags)} flag{'s' if len(candidate.flags) > 1 else ''}")
+        total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"
+        line = f"{candidate.rank:>3}. {candidate.path:<{width}}  {total}  {candidate.summary}"
+        lines.append(line + (click.style("  ! " + "; ".join(notes), fg="yellow") if notes else ""))
+    if limit and len(batch.candidates) > limit:
+        lines.append(f"     ... and {len(batch.candidates) - limit} more: --csv, --json or --html has them all")
+    return "\n".join(lines)
+
+
+def _other(pair, path):
+    return pair.b if pair.a == path else pair.a
+
+
+def kata_json(kata):
+    """A graded check object as SPEC.md has it (plus sha256, review, unverified), with its score."""
+    check = {key: value for key, value in kata.check.items() if key not in GRADER_ONLY}
+    check.update({"score": kata.score, "checks_passed": kata.passed, "checks_total": kata.total,
+                  "weight": kata.weight, "modified": kata.modified})
+    if kata.plants is not None:
+        check["plants"] = kata.plants
+    return check
+
+
+def candidate_json(candidate):
+    data = {"path": candidate.path, "seed": candidate.seed, "katas": [kata_json(kata) for kata in candidate.katas],
+            "flags": candidate.flags, "rank": candidate.rank, "score": round(candidate.total, 1),
+            "summary": candidate.summary, "kata_version": (candidate.record or {}).get("kata_version"),
+            "roster": candidate.record,
+            "time": {"issued": candidate.issued, "last_change": candidate.last_change,
+                     "span_seconds": None if candidate.span_seconds is None else round(candidate.span_seconds, 1),
+                     "minutes": candidate.minutes, "over_time": candidate.over_time},
+            "similar": [{"kata": pair.kata, "other": _other(pair, candidate.path), "similarity": pair.similarity}
+                        for pair in candidate.similar]}
+    return {**data, "error": candidate.error} if candidate.error else data
+
+
+def batch_json(batch):
+    """`kata grade --json`: the whole batch, candidates in the order given (each with its rank)."""
+    order = {workspace.path: index for index, workspace in enumerate(batch.report.workspaces)}
+    candidates = sorted(batch.candidates, key=lambda c: order[c.path])
+    return {"format": JSON_FORMAT, "isolation": batch.report.isolation,
+            "workspaces": [candidate_json(candidate) for candidate in candidates],
+            "similar": [{"kata": p.kata, "a": p.a, "b": p.b, "similarity": p.similarity} for p in batch.pairs],
+            "similarity_threshold": batch.threshold}
+
+
+def csv_text(batch):
+    """One row per candidate and kata (a workspace that could not be graded: one row, kata "-")."""
+    sink = io.StringIO()
+    writer = csv.DictWriter(sink, CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for candidate in batch.candidates:
+        record = candidate.record or {}
+        common = {"rank": candidate.rank, "candidate": candidate.path, "total": f"{candidate.total:.1f}",
+                  "seed": candidate.seed, "kata_version": record.get("kata_version", ""),
+                  "issued": candidate.issued or "", "last_change": candidate.last_change or "",
+                  "span_seconds": "" if candidate.span_seconds is None else f"{candidate.span_seconds:.0f}",
+                  "minutes": candidate.minutes or "", "over_time": "yes" if candidate.over_time else "no",
+                  "flags": "; ".join(candidate.flags + ([f"not graded: {candidate.error}"] if candidate.error else []))}
+        if candidate.error:
+            writer.writerow({**common, "kata": "-", "status": "error"})
+        for kata in candidate.katas:
+            similar = [f"{_other(p, candidate.path)} ({p.similarity:.2f})" for p in candidate.similar
+                       if p.kata == kata.kata]
+            plants = kata.plants or {}
+            writer.writerow({**common, "kata": kata.kata, "slug": kata.slug, "status": kata.status,
+                             "score": f"{kata.score:.1f}", "checks_passed": kata.passed, "checks_total": kata.total,
+                             "kata_weight": f"{kata.weight:g}", "bugs": " ".join(kata.bugs),
+                             "plants_fixed": " ".join(plants.get("fixed") or []),
+                             "plants_remaining": "?" if plants and plants.get("remaining") is None
+                             else " ".join(plants.get("remaining") or []),
+                             "review": "; ".join(kata.review), "sha256": kata.sha256, "modified": kata.modified or "",
+                             "similar_to": "; ".join(similar)})
+    return sink.getvalue()
+
+
+def pairs_text(batch, limit=10):
+    """The similar pairs, for the end of the terminal output ("" when there are none)."""
+    if not batch.pairs:
+        return ""
+    lines = [click.style("Similar files", bold=True) + f" (similarity >= {batch.threshold:g} once names, comments "
+                                                       "and layout are set aside: look, do not conclude):"]
+    lines += [f"  kata {p.kata}: {p.a} ~ {p.b}  {p.similarity:.2f}" for p in batch.pairs[:limit]]
+    if len(batch.pairs) > limit:
+        lines.append(f"  ... and {len(batch.pairs) - limit} more pairs: --json, --csv or --html has them all")
+    return "\n".join(lines)

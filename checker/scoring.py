@@ -1,0 +1,215 @@
+"""What a hiring team decides from: each candidate's scores, time and flags, ranked.
+
+`assess(report)` turns a graded batch (grade.GradeReport) into a `Batch` of `Candidate`s. A kata's score is
+partial credit from its hidden tests: each test is worth its `@weight(n)` mark (testkit.weight; 1 without
+one), a test that leaves `{"planted", "remaining"}` details (kata 10) earns the share of planted bugs fixed,
+and a test that never ran (the code timed out or died first) earns nothing. A candidate's total is the
+mean of the kata scores weighted by the team's rubric (`kata pack --weights`, kept in the roster). Like
+every result here it is data: rendering (text, CSV, JSON, HTML) lives in exports.py and review_page.py.
+"""
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checker import catalog
+
+OUT_OF = 100
+PLANT_TEST = "planted_bugs_fixed"  # the kata 10 test whose details say which planted bugs remain
+
+
+class RubricError(ValueError):
+    """A --weights value that is not a rubric (the message is one line for the user)."""
+
+
+@dataclass
+class KataScore:
+    kata: str
+    slug: str
+    status: str
+    score: float  # 0..OUT_OF: the weighted share of its hidden tests passed
+    passed: int  # checks passed
+    total: int  # checks the kata has (those that never ran count as not passed)
+    bugs: list
+    weight: float  # the kata's weight in the candidate's total (the team's rubric)
+    sha256: str = ""
+    review: list = field(default_factory=list)
+    unverified: list = field(default_factory=list)
+    plants: dict | None = None  # kata 10: {"planted", "fixed", "remaining"} (remaining None: cannot tell)
+    modified: str | None = None  # the file's modification time (ISO, UTC): the candidate's clock, not proof
+    check: dict = field(default_factory=dict, repr=False)  # the check object as graded (tests, messages, pictures)
+
+
+@dataclass
+class Candidate:
+    path: str
+    seed: int
+    katas: list  # KataScore, in kata order
+    total: float  # 0..OUT_OF
+    record: dict | None  # the roster entry (None: unrostered)
+    issued: str | None  # when `kata pack` made it (ISO, UTC)
+    last_change: str | None  # the newest modification time of its kata files (ISO, UTC)
+    span_seconds: float | None  # last_change - issued
+    minutes: int | None  # the time the pack gave
+    over_time: bool
+    flags: list = field(default_factory=list)  # integrity flags, as grading found them
+    error: str = ""
+    rank: int = 0
+    similar: list = field(default_factory=list)  # similarity.Pair involving this candidate
+    files: dict = field(default_factory=dict, repr=False)  # kata id -> the bytes graded (None: refused)
+
+    @property
+    def katas_passed(self):
+        return sum(kata.status == "passed" for kata in self.katas)
+
+    @property
+    def bugs(self):
+        return list(dict.fromkeys(bug for kata in self.katas for bug in kata.bugs))
+
+    @property
+    def summary(self):
+        """"3/3 katas · 87/100 · bugs: mask-top-left"."""
+        if self.error:
+            return f"not graded: {self.error}"
+        parts = [f"{self.katas_passed}/{len(self.katas)} katas", f"{self.total:.0f}/{OUT_OF}"]
+        parts.append("bugs: " + (", ".join(self.bugs) if self.bugs else "none named"))
+        return " · ".join(parts)
+
+
+@dataclass
+class Batch:
+    candidates: list  # Candidate, ranked (best first)
+    pairs: list  # similarity.Pair, most similar first
+    report: object  # the grade.GradeReport it was made from
+    threshold: float = 0.0  # the similarity at or above which a pair is flagged
+
+
+def assess(report, similarity=True):
+    """The batch's candidates, scored, timed, ranked, with the similar pairs among them."""
+    candidates = [_candidate(workspace) for workspace in report.workspaces]
+    pairs, threshold = [], 0.0
+    if similarity:
+        from checker import similarity as similar
+
+        pairs = similar.flagged({c.path: c.files for c in candidates if not c.error})
+        threshold = similar.THRESHOLD
+        for pair in pairs:
+            for candidate in candidates:
+                if candidate.path in (pair.a, pair.b):
+                    candidate.similar.append(pair)
+    ranked = sorted(candidates, key=lambda c: (bool(c.error), -round(c.total, 6), -c.katas_passed, c.path))
+    for place, candidate in enumerate(ranked):
+        earlier = ranked[place - 1] if place else None
+        same = earlier and not candidate.error and (round(earlier.total, 6), earlier.katas_passed) == \
+            (round(candidate.total, 6), candidate.katas_passed)
+        candidate.rank = earlier.rank if same else place + 1
+    return Batch(ranked, pairs, report, threshold)
+
+
+def _candidate(workspace):
+    record = workspace.record or {}
+    rubric = record.get("weights") or {}
+    katas = [kata_score(check, workspace.seed, rubric.get(check["kata"], 1), workspace.mtimes.get(check["kata"]))
+             for check in workspace.checks] if not workspace.error else []
+    weights = sum(kata.weight for kata in katas)
+    total = sum(kata.score * kata.weight for kata in katas) / weights if weights else 0.0
+    issued = record.get("made")
+    newest = max(workspace.mtimes.values(), default=None)
+    span = newest - _timestamp(issued) if newest is not None and issued else None
+    minutes = record.get("minutes")
+    return Candidate(workspace.path, workspace.seed, katas, total, workspace.record, issued,
+                     _iso(newest) if newest is not None else None, span, minutes,
+                     bool(minutes and span is not None and span > minutes * 60), list(workspace.flags),
+                     workspace.error, files=workspace.files)
+
+
+def kata_score(check, seed, weight=1, mtime=None):
+    """One graded check's score: the weighted share of the kata's hidden tests it passed."""
+    kata = catalog.find(check["kata"])
+    weights = test_weights(kata)
+    outcomes = {test["name"]: test["outcome"] for test in check["tests"]}
+    plants = _plants(kata, check, seed)
+    earned = 0.0
+    for name, test_weight in weights.items():
+        if outcomes.get(name) == "passed":
+            earned += test_weight
+        elif name == PLANT_TEST and plants and plants["remaining"] is not None:
+            earned += test_weight * len(plants["fixed"]) / max(len(plants["planted"]), 1)
+    passed = sum(outcomes.get(name) == "passed" for name in weights)
+    score = OUT_OF * earned / sum(weights.values()) if weights else 0.0
+    return KataScore(kata.id, kata.slug, check["status"], round(score, 1), passed, len(weights), check["bugs"],
+                     weight, check.get("sha256") or "", check.get("review", []), check.get("unverified", []),
+                     plants, _iso(mtime) if mtime is not None else None, check)
+
+
+def test_weights(kata):
+    """{test name: weight} of the kata's hidden tests, in the order they run: each test's `@weight(n)`, else
+    the module's WEIGHTS entry, else 1."""
+    from checker.runner import hidden_tests
+
+    hidden = kata.hidden()
+    table = getattr(hidden, "WEIGHTS", {})
+    weights = {}
+    for test in hidden_tests(hidden):
+        name = test.__name__.removeprefix("test_")
+        weights[name] = float(getattr(test, "weight", table.get(name, 1)))
+    return weights
+
+
+def _plants(kata, check, seed):
+    """Kata 10 (a kata whose folder has plants.py): which planted bugs the file fixed, else None."""
+    plants = kata.part("plants")
+    if plants is None:
+        return None
+    from checker.runner import DEFAULT_SEED
+
+    planted = list(plants.planted(seed, DEFAULT_SEED))
+    details = check.get("details") or {}
+    outcome = next((test["outcome"] for test in check["tests"] if test["name"] == PLANT_TEST), None)
+    if "remaining" in details:
+        remaining = details["remaining"]
+    else:
+        remaining = [] if outcome == "passed" else None
+    fixed = [bug for bug in planted if remaining is not None and bug not in remaining]
+    return {"planted": planted, "fixed": fixed, "remaining": remaining}
+
+
+def _timestamp(iso):
+    return datetime.datetime.fromisoformat(iso).timestamp()
+
+
+def _iso(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+# --- the team's rubric ------------------------------------------------------------------------------
+
+def parse_rubric(text):
+    """`kata pack --weights`: "03=2,05=3", or a YAML or JSON file mapping kata ids (or slugs) to weights."""
+    path = Path(text)
+    if path.is_file():
+        import yaml
+
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as error:
+            raise RubricError(f"{path} is not a rubric: {error}") from None
+        if not isinstance(data, dict):
+            raise RubricError(f"{path} is not a rubric: expected a mapping of kata ids to weights")
+        items = list(data.items())
+    else:
+        items = [part.partition("=")[::2] for part in text.split(",") if part.strip()]
+    rubric = {}
+    for key, value in items:
+        try:
+            kata, weight = catalog.find(str(key).strip()), float(value)
+        except (ValueError, TypeError):
+            raise RubricError(f"--weights takes kata=weight pairs like 03=2,05=3, not {text!r}") from None
+        except catalog.UnknownKata as error:
+            raise RubricError(str(error)) from None
+        if weight < 0 or weight != weight:
+            raise RubricError(f"a kata's weight is a number of 0 or more, not {value!r}")
+        rubric[kata.id] = weight
+    if not rubric:
+        raise RubricError(f"--weights takes kata=weight pairs like 03=2,05=3, not {text!r}")
+    return rubric
