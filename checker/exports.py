@@ -14,7 +14,7 @@ from checker.render import duration
 JSON_FORMAT = 1
 GRADER_ONLY = ("pictures", "details")  # kept for the review page; the JSON carries `plants` instead
 CSV_COLUMNS = ["rank", "candidate", "total", "kata", "slug", "status", "score", "checks_passed", "checks_total",
-               "kata_weight", "bugs", "plants_fixed", "plants_remaining", "review", "sha256", "modified", "seed",
+               "kata_weight", "untouched", "bugs", "plants_fixed", "plants_remaining", "review", "sha256", "modified", "seed",
                "kata_version", "issued", "last_change", "span_seconds", "minutes", "over_time", "similar_to", "flags"]
 _STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
 
@@ -48,7 +48,7 @@ def kata_json(kata):
     """A graded check object as SPEC.md has it (plus sha256, review, unverified), with its score."""
     check = {key: value for key, value in kata.check.items() if key not in GRADER_ONLY}
     check.update({"score": kata.score, "checks_passed": kata.passed, "checks_total": kata.total,
-                  "weight": kata.weight, "modified": kata.modified})
+                  "weight": kata.weight, "modified": kata.modified, "untouched": kata.untouched})
     if kata.plants is not None:
         check["plants"] = kata.plants
     return check
@@ -98,7 +98,8 @@ def csv_text(batch):
             plants = kata.plants or {}
             writer.writerow({**common, "kata": kata.kata, "slug": kata.slug, "status": kata.status,
                              "score": f"{kata.score:.1f}", "checks_passed": kata.passed, "checks_total": kata.total,
-                             "kata_weight": f"{kata.weight:g}", "bugs": " ".join(kata.bugs),
+                             "kata_weight": f"{kata.weight:g}", "untouched": "yes" if kata.untouched else "no",
+                             "bugs": " ".join(kata.bugs),
                              "plants_fixed": " ".join(plants.get("fixed") or []),
                              "plants_remaining": "?" if plants and plants.get("remaining") is None
                              else " ".join(plants.get("remaining") or []),

@@ -277,7 +277,10 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
         if workspace.error:  # nothing to run: one error row
             done[workspace.key] = []
     todo = [w for w in workspaces if w.key not in done]
+    before = len(done)  # resumed and unreadable workspaces: not part of the progress
     if todo:
+        if progress:
+            progress(0, len(todo))
         _warm(todo)
         with state.open("a", encoding="utf-8") as sink:
             def finished_one(workspace, checks):
@@ -285,7 +288,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                 _append(sink, key, {"key": _key_text(workspace.key), "path": workspace.key[0],
                                     "seed": workspace.seed, "katas": checks})
                 if progress:
-                    progress(len(done) - resumed, len(todo))
+                    progress(len(done) - before, len(todo))
 
             _run(todo, limits, jobs, finished_one)
     graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,

@@ -38,6 +38,7 @@ class KataScore:
     plants: dict | None = None  # kata 10: {"planted", "fixed", "remaining"} (remaining None: cannot tell)
     modified: str | None = None  # the file's modification time (ISO, UTC): the candidate's clock, not proof
     check: dict = field(default_factory=dict, repr=False)  # the check object as graded (tests, messages, pictures)
+    untouched: bool = False  # the file is the stub the pack issued, byte for byte
 
 
 @dataclass
@@ -109,7 +110,10 @@ def assess(report, similarity=True):
 def _candidate(workspace):
     record = workspace.record or {}
     rubric = record.get("weights") or {}
-    katas = [kata_score(check, workspace.seed, rubric.get(check["kata"], 1), workspace.mtimes.get(check["kata"]))
+    stubs = record.get("stubs") or {}
+    katas = [kata_score(check, workspace.seed, rubric.get(check["kata"], 1), workspace.mtimes.get(check["kata"]),
+                        untouched=bool(check.get("sha256"))
+                        and check["sha256"] == stubs.get(f"katas/{catalog.find(check['kata']).filename}"))
              for check in workspace.checks] if not workspace.error else []
     weights = sum(kata.weight for kata in katas)
     total = sum(kata.score * kata.weight for kata in katas) / weights if weights else 0.0
@@ -123,8 +127,9 @@ def _candidate(workspace):
                      workspace.error, files=workspace.files)
 
 
-def kata_score(check, seed, weight=1, mtime=None):
-    """One graded check's score: the weighted share of the kata's hidden tests it passed."""
+def kata_score(check, seed, weight=1, mtime=None, untouched=False):
+    """One graded check's score: the weighted share of the kata's hidden tests it passed; 0 for a file
+    `untouched` since the pack (its SHA-256 is the stub's in the roster: kata 10's planted stub passes a few)."""
     kata = catalog.find(check["kata"])
     weights = test_weights(kata)
     outcomes = {test["name"]: test["outcome"] for test in check["tests"]}
@@ -136,10 +141,10 @@ def kata_score(check, seed, weight=1, mtime=None):
         elif name == PLANT_TEST and plants and plants["remaining"] is not None:
             earned += test_weight * len(plants["fixed"]) / max(len(plants["planted"]), 1)
     passed = sum(outcomes.get(name) == "passed" for name in weights)
-    score = OUT_OF * earned / sum(weights.values()) if weights else 0.0
+    score = OUT_OF * earned / sum(weights.values()) if weights and not untouched else 0.0
     return KataScore(kata.id, kata.slug, check["status"], round(score, 1), passed, len(weights), check["bugs"],
                      weight, check.get("sha256") or "", check.get("review", []), check.get("unverified", []),
-                     plants, _iso(mtime) if mtime is not None else None, check)
+                     plants, _iso(mtime) if mtime is not None else None, check, untouched)
 
 
 def test_weights(kata):

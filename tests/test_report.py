@@ -153,7 +153,8 @@ def test_json_gains_scores_record_hashes_and_times(batch):
         assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time"}
         for check in workspace["katas"]:
             assert set(check) == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review",
-                                  "unverified", "score", "checks_passed", "checks_total", "weight", "modified"}
+                                  "unverified", "score", "checks_passed", "checks_total", "weight", "modified",
+                                  "untouched"}
     found = _workspaces(batch)
     assert found["solved"]["score"] == 100 and found["solved"]["rank"] == 1
     assert found["solved"]["summary"] == "2/2 katas · 100/100 · bugs: none named"
@@ -163,6 +164,7 @@ def test_json_gains_scores_record_hashes_and_times(batch):
     assert 0 < buggy["03"]["checks_passed"] < buggy["03"]["checks_total"]
     assert found["buggy"]["score"] == round(buggy["03"]["score"] * 3 / 4, 1)  # 01 not started, 03 weighs 3
     assert found["buggy"]["summary"].startswith("0/2 katas · ")
+    assert [check["untouched"] for check in found["buggy"]["katas"]] == [True, False]  # its 01 is the stub, byte for byte
 
 
 def test_time_is_issued_last_change_span_and_over_time(batch):
