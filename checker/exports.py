@@ -14,7 +14,8 @@ from checker.render import duration
 JSON_FORMAT = 1
 GRADER_ONLY = ("pictures", "details")  # kept for the review page; the JSON carries `plants` instead
 CSV_COLUMNS = ["rank", "candidate", "total", "kata", "slug", "status", "score", "checks_passed", "checks_total",
-               "kata_weight", "untouched", "bugs", "plants_fixed", "plants_remaining", "review", "sha256", "modified", "seed",
+               "kata_weight", "untouched", "bugs", "plants_fixed", "plants_remaining", "review", "sha256", "modified",
+               "seed",
                "kata_version", "issued", "last_change", "span_seconds", "minutes", "over_time", "similar_to", "flags"]
 _STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
 
@@ -29,7 +30,8 @@ def ranking_text(batch, limit=None):
         if candidate.over_time:
             notes.append(f"over time ({duration(candidate.span_seconds)} of {candidate.minutes} min)")
         if candidate.similar:
-            notes.append("similar to " + ", ".join(sorted({_other(pair, candidate.path) for pair in candidate.similar})))
+            others = sorted({_other(pair, candidate.path) for pair in candidate.similar})
+            notes.append("similar to " + ", ".join(others))
         if candidate.flags:
             notes.append(f"{len(candidate.flags)} flag{'s' if len(candidate.flags) > 1 else ''}")
         total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"

@@ -28,8 +28,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .flag{color:#9a3412}.flags li{margin:2px 0}
 section.candidate{border-top:3px solid #14532d;margin-top:32px}
 .kata{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:16px;align-items:start}
-pre.code{background:#1e293b;color:#e2e8f0;padding:10px 12px;margin:0;overflow-x:auto;font:12px/1.5 ui-monospace,monospace;
-border-radius:4px}
+pre.code{background:#1e293b;color:#e2e8f0;padding:10px 12px;margin:0;overflow-x:auto;border-radius:4px;
+font:12px/1.5 ui-monospace,monospace}
 pre.code .ln{color:#64748b;user-select:none;display:inline-block;width:3.5em}
 .check{background:#fff;border-left:4px solid #b91c1c;padding:6px 10px;margin:0 0 10px;overflow-wrap:anywhere}
 .check.ok{border-left-color:#15803d}
@@ -50,7 +50,8 @@ def page(batch):
              '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
              "<title>Kata grading report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>Kata grading report</h1>",
-             f"<p>{len(batch.candidates)} candidates, graded in {report.seconds:.1f} s. {_e(isolation_text(report.isolation))}"
+             f"<p>{len(batch.candidates)} candidates, graded in {report.seconds:.1f} s. "
+             f"{_e(isolation_text(report.isolation))}"
              " A score is the weighted share of a kata's hidden checks passed; the total weighs the katas as the "
              "roster's rubric says. File times are the candidate's own clock and prove nothing alone; similar "
              "files are for a human to compare, never a verdict.</p>",
@@ -118,13 +119,15 @@ def _candidate(number, c):
 
 def _kata(candidate, kata):
     head = (f'<h3>{_e(kata.kata)} {_e(kata.slug)} — <span class="status-{_e(kata.status)}">{_e(kata.status)}</span>'
-            f" · {kata.passed} of {kata.total} checks · {kata.score:.0f}/100{' · untouched stub' if kata.untouched else ''}"
+            f" · {kata.passed} of {kata.total} checks · {kata.score:.0f}/100"
+            f"{' · untouched stub' if kata.untouched else ''}"
             f"{' · weight ' + format(kata.weight, 'g') if kata.weight != 1 else ''}"
             f"{' · bugs: ' + _e(', '.join(kata.bugs)) if kata.bugs else ''}</h3>")
     if kata.plants:
         plants = kata.plants
         remaining = "cannot tell" if plants["remaining"] is None else (", ".join(plants["remaining"]) or "none")
-        head += (f"<p>Planted bugs: {_e(', '.join(plants['planted']))}. Fixed: {_e(', '.join(plants['fixed']) or 'none')}"
+        head += (f"<p>Planted bugs: {_e(', '.join(plants['planted']))}. "
+                 f"Fixed: {_e(', '.join(plants['fixed']) or 'none')}"
                  f". Remaining: {_e(remaining)}.</p>")
     source = candidate.files.get(kata.kata)
     return (f'{head}<div class="kata"><div>{_code(source)}<p class="muted">SHA-256 {_e(kata.sha256 or "-")} · '

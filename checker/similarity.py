@@ -2,9 +2,9 @@
 
 Each file is read as Python (`ast`, never run): docstrings, imports and every function or class the
 candidate left as the stub gave it are dropped, every name the file chooses (variables, arguments,
-helpers, attributes of its own objects) is replaced by its order of first appearance, and the rest is
-written out again by `ast.unparse` and cut into tokens. Two files' token lists are compared with
-`difflib.SequenceMatcher`: 1.0 is the same code under other names and layout. A pair at or above
+helpers, attributes of its own objects) is replaced by its order of first appearance in its top-level
+statement, and the rest is written out again by `ast.unparse` and cut into tokens. Two files' token
+lists are compared with `difflib.SequenceMatcher`: 1.0 is the same code under other names and layout. A pair at or above
 THRESHOLD is shown to a human with its figure; it is never a verdict (a kata has few good answers).
 Files with fewer than MIN_TOKENS tokens of their own are not compared (kata 01's answer is one line
 whoever writes it), nor katas whose stub is a planted file to fix (kata 10: every fix converges on
@@ -42,24 +42,34 @@ def flagged(files, threshold=THRESHOLD):
     for kata in sorted({kata_id for found in files.values() for kata_id in found}):
         if _planted(kata):
             continue
-        tokens = {name: normalised(files[name].get(kata), kata) for name in names}
-        compared = [name for name in names if tokens[name] is not None]
-        for index, a in enumerate(compared):
-            for b in compared[index + 1:]:
-                figure = similarity(tokens[a], tokens[b], threshold)
-                if figure >= threshold:
-                    pairs.append(Pair(kata, a, b, round(figure, 3)))
+        holders = {}  # the same tokens are compared once, whoever holds them
+        for name in names:
+            tokens = normalised(files[name].get(kata), kata)
+            if tokens is not None:
+                holders.setdefault(tokens, []).append(name)
+        for first, second, figure in _alike(list(holders), threshold):
+            pairs += [Pair(kata, *sorted((a, b)), round(figure, 3)) for a in holders[first] for b in holders[second]]
+        for same in holders.values():
+            pairs += [Pair(kata, a, b, 1.0) for index, a in enumerate(same) for b in same[index + 1:]]
     return sorted(pairs, key=lambda pair: (-pair.similarity, pair.kata, pair.a, pair.b))
 
 
-def similarity(a, b, threshold=0.0):
-    """How alike two token lists are (0..1); below `threshold`, a cheap upper bound may be returned."""
-    if a == b:
-        return 1.0
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() < threshold or matcher.quick_ratio() < threshold:
-        return matcher.quick_ratio()
-    return matcher.ratio()
+def _alike(distinct, threshold):
+    """(a, b, similarity) of the pairs of distinct token lists at or above `threshold`."""
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    for index, b in enumerate(distinct):
+        matcher.set_seq2(b)  # indexed once, for every a before it
+        for a in distinct[:index]:
+            matcher.set_seq1(a)
+            if matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold:
+                figure = matcher.ratio()
+                if figure >= threshold:
+                    yield a, b, figure
+
+
+def similarity(a, b):
+    """How alike two token lists are, 0..1."""
+    return 1.0 if a == b else difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
 def normalised(source, kata_id):
@@ -78,7 +88,6 @@ def _normalised(source, kata_id):
     given, libraries = _stub_parts(kata_id), _module_names(tree)
     tree.body = [node for node in _strip(tree).body
                  if not isinstance(node, (ast.Import, ast.ImportFrom)) and _shape(node, libraries) not in given]
-    _Renamer(libraries).visit(tree)
     tokens = _tokens(ast.unparse(tree))
     return tokens if len(tokens) >= MIN_TOKENS else None
 
@@ -96,10 +105,9 @@ def _strip(tree):
 
 
 def _shape(node, libraries):
-    """A top-level statement with its names renamed on their own: the stub's helpers, renamed, are still the stub's."""
-    import copy
-
-    return ast.dump(_Renamer(libraries).visit(copy.deepcopy(node)))
+    """Rename a top-level statement's names on their own (in place) and return its dump: the stub's helpers,
+    renamed, are still the stub's, and each statement reads the same wherever it stands in the file."""
+    return ast.dump(_Renamer(libraries).visit(node))
 
 
 @lru_cache(maxsize=None)

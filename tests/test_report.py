@@ -164,7 +164,7 @@ def test_json_gains_scores_record_hashes_and_times(batch):
     assert 0 < buggy["03"]["checks_passed"] < buggy["03"]["checks_total"]
     assert found["buggy"]["score"] == round(buggy["03"]["score"] * 3 / 4, 1)  # 01 not started, 03 weighs 3
     assert found["buggy"]["summary"].startswith("0/2 katas · ")
-    assert [check["untouched"] for check in found["buggy"]["katas"]] == [True, False]  # its 01 is the stub, byte for byte
+    assert [check["untouched"] for check in found["buggy"]["katas"]] == [True, False]  # 01: the stub, as issued
 
 
 def test_time_is_issued_last_change_span_and_over_time(batch):
@@ -310,7 +310,8 @@ def _png_pixels(data):
 def test_the_page_renders_its_table_and_code_in_chromium(batch, tmp_path):
     shot = batch["here"] / "review.png"
     done = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           f"--screenshot={shot}", "--window-size=1280,1400", f"file://{batch['here'] / 'review.html'}"],
+                           f"--screenshot={shot}", "--window-size=1280,1400",
+                           f"file://{batch['here'] / 'review.html'}"],
                           capture_output=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
     assert shot.is_file(), done.stderr.decode(errors="replace")[-2000:]
     pixels = _png_pixels(shot.read_bytes())
