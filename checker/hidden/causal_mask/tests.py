@@ -347,6 +347,18 @@ def test_mask_wins_over_large_scores(kata, ref, rng):
     _compare(result, want, call, q, k, v, mask, why="the mask wins whatever the scores are")
 
 
+@bug("global-max")
+def test_rows_far_apart(kata, ref, rng):
+    # real scores near +800, 0 and -800 in three rows: exp overflows without each row's own shift, a row far
+    # below the top one underflows when the whole table's maximum is subtracted, an all-negative row when
+    # the maximum is floored at 0
+    k, v = rng.normal(size=(2, 5, 6)), rng.normal(size=(2, 5, 3))
+    q = _queries_for(np.array([[800.0], [0.0], [-800.0]]) + rng.normal(size=(2, 3, 5)), k)
+    result, want, call = _run(kata, ref, q, k, v)
+    _compare(result, want, call + " with real scores near +800, 0 and -800 in queries 0, 1 and 2", q, k, v, None,
+             why="the weights of each query depend on its own scores only, however large")
+
+
 @bug("fill-overflows-fp16")
 def test_float16(kata, ref, rng):
     q, k, v = (rng.normal(size=(2, n, 3)).astype(np.float16) for n in (4, 5, 5))

@@ -83,9 +83,10 @@ MASK_VARIANTS = variants_in(globals(), of="mask")
 
 # --- the pieces of attention ------------------------------------------------------------------------
 
-def scores(q, k, divisor=scale.right_divisor):
-    """q . k^T divided by `divisor(d_head, n_q, n_k)`: sqrt(d_head) when right, a scale bug's number else."""
-    return q @ np.swapaxes(k, -1, -2) / divisor(q.shape[-1], q.shape[-2], k.shape[-2])
+def scores(q, k, divisor=scale.right_divisor, product=scale.right_product):
+    """q . k^T divided by `divisor(d_head, n_q, n_k)`: sqrt(d_head) when right, a scale bug's number else;
+    `product` is kata 01's table q . k^T, or a bug's."""
+    return product(q, k) / divisor(q.shape[-1], q.shape[-2], k.shape[-2])
 
 
 softmax = softmax_pieces.stable  # stable, but no guard: a slice of only -inf gives NaN
@@ -97,6 +98,21 @@ def _guarded_softmax(x, axis=-1):
     e = np.exp(x - np.where(np.isneginf(peak), 0, peak))
     total = e.sum(axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total != 0)
+
+
+def over_queries(x):
+    """kata 02's softmax run over axis -2, the queries, instead of the keys"""
+    return softmax(x, axis=-2)
+
+
+def over_queries_guarded(x):
+    return _guarded_softmax(x, axis=-2)
+
+
+# The softmax bugs of kata 02 that a softmax written inside attention can carry, taken from its variants
+# (wrong-axis is kata 03's softmax-wrong-axis here; nan-on-all-masked is full-row-nan; hides-nan needs NaN input)
+SOFTMAX_BUGS = ("no-max-shift", "global-max", "max-floor-zero", "missing-keepdims", "global-sum")
+BUGGY_SOFTMAXES = [f for f in variants_in(vars(softmax_pieces), of="softmax") if f.variant_of in SOFTMAX_BUGS]
 
 
 # Ways to keep blocked keys out, all right wherever every query sees a key (a causal mask over the
@@ -120,114 +136,85 @@ def fill_finite(scores, allowed, softmax=softmax):
 HONEST_FILLS = (fill_guarded, fill_neg_inf, fill_finite)
 
 
+def bias_finite(scores, allowed, softmax=softmax):
+    """a finite bias added where blocked: right where every query sees a key"""
+    return softmax(scores + np.where(allowed, 0.0, -1e9))
+
+
 def zeroed_after(scores, allowed, softmax=softmax):
     """the mask zeroed weights after the softmax, so the rest no longer sum to 1: block the scores before it"""
     return softmax(scores) * allowed
 
 
-# --- what the catalogued bugs compute: attention weights ---------------------------------------------
-
-def weights_variant(bug_id, doc, divisor=scale.right_divisor, masking=fill_guarded):
-    """A weight variant (q, k, v, allowed) -> weights built from pieces, one of them buggy."""
-
-    def weights(q, k, v, allowed):
-        return masking(scores(q, k, divisor), allowed)
-
-    weights.__doc__ = doc
-    return variant(bug_id, of="weights")(weights)
-
-
-def _scores(q, k):
-    return scores(q, k)
-
-
-@variant("mask-after-softmax", of="weights")
-def _zeroed_after(q, k, v, allowed):
-    """the mask zeroed weights after the softmax, so the rest no longer sum to 1: block the scores before it"""
-    return zeroed_after(_scores(q, k), allowed)
-
-
-@variant("mask-after-softmax", of="weights")
-def _renormalised_after(q, k, v, allowed):
+def renormalised_after(scores, allowed, softmax=softmax):
     """the mask zeroed weights after the softmax: blocked keys with large scores took all the weight
     first, so nothing was left to renormalise; block the scores before the softmax"""
-    w = softmax(_scores(q, k)) * allowed
+    w = softmax(scores) * allowed
     total = w.sum(axis=-1, keepdims=True)
     return np.divide(w, total, out=np.zeros_like(w), where=total != 0)
 
 
-@variant("mask-after-softmax", of="weights")
-def _renormalised_after_nan(q, k, v, allowed):
+def renormalised_after_nan(scores, allowed, softmax=softmax):
     """the mask zeroed weights after the softmax: blocked keys with large scores took all the weight
     first, and 0 / 0 is NaN; block the scores before the softmax"""
-    w = softmax(_scores(q, k)) * allowed
+    w = softmax(scores) * allowed
     return w / w.sum(axis=-1, keepdims=True)
 
 
-@variant("mask-arithmetic", of="weights")
-def _mask_added(q, k, v, allowed):
+def mask_added(scores, allowed, softmax=softmax):
     """the mask was added to the scores (True = +1): blocked scores must be replaced, not shifted"""
-    return softmax(_scores(q, k) + allowed)
+    return softmax(scores + allowed)
 
 
-@variant("mask-arithmetic", of="weights")
-def _mask_multiplied(q, k, v, allowed):
+def mask_multiplied(scores, allowed, softmax=softmax):
     """the mask was multiplied into the scores, so blocked scores became 0, not -inf"""
-    return softmax(_scores(q, k) * allowed)
+    return softmax(scores * allowed)
 
 
-@variant("mask-inverted", of="weights")
-def _inverted(q, k, v, allowed):
-    """True was read as 'blocked': True means 'may attend' (PyTorch's boolean attn_mask)"""
-    return _guarded_softmax(np.where(allowed, -np.inf, _scores(q, k)))
+MASK_ARITHMETIC = (mask_added, mask_multiplied)
 
 
-@variant("mask-inverted", of="weights")
-def _inverted_nan(q, k, v, allowed):
-    """True was read as 'blocked': True means 'may attend' (PyTorch's boolean attn_mask)"""
-    return softmax(np.where(allowed, -np.inf, _scores(q, k)))
+def _inverted(fill):
+    def masking(scores, allowed, softmax=softmax):
+        return fill(scores, ~allowed, softmax)
+
+    masking.__doc__ = "True was read as 'blocked': True means 'may attend' (PyTorch's boolean attn_mask)"
+    return masking
 
 
-@variant("mask-inverted", of="weights")
-def _inverted_finite(q, k, v, allowed):
-    """True was read as 'blocked': True means 'may attend' (PyTorch's boolean attn_mask)"""
-    return softmax(np.where(allowed, -1e9, _scores(q, k)))
+MASK_INVERTED = tuple(_inverted(fill) for fill in HONEST_FILLS)
 
 
-@variant("full-row-nan", of="weights")
-def _unguarded(q, k, v, allowed):
-    """a query with no visible key got NaN: its scores are all -inf and -inf - (-inf) is NaN;
-    give it zero weights"""
-    return fill_neg_inf(_scores(q, k), allowed)
+# --- what the catalogued bugs compute: attention weights ---------------------------------------------
 
+def weights_variant(bug_id, doc, divisor=scale.right_divisor, masking=fill_guarded, softmax=softmax,
+                    product=scale.right_product):
+    """A weight variant (q, k, v, allowed) -> weights built from pieces, one of them buggy."""
 
-@variant("full-row-uniform", of="weights")
-def _finite_fill(q, k, v, allowed):
-    """a query with no visible key averaged every value: a finite fill leaves its row uniform;
-    give it zero weights and a zero output"""
-    return fill_finite(_scores(q, k), allowed)
+    def weights(q, k, v, allowed):
+        return masking(scores(q, k, divisor, product), allowed, softmax)
 
-
-@variant("full-row-uniform", of="weights")
-def _finite_bias(q, k, v, allowed):
-    """a query with no visible key still mixed the values: a finite bias shifts its whole row alike;
-    give it zero weights and a zero output"""
-    return softmax(_scores(q, k) + np.where(allowed, 0.0, -1e9))
-
-
-@variant("softmax-wrong-axis", of="weights")
-def _over_queries(q, k, v, allowed):
-    """the softmax ran over the queries (axis -2), not over the keys (axis -1)"""
-    return _guarded_softmax(np.where(allowed, _scores(q, k), -np.inf), axis=-2)
-
-
-@variant("softmax-wrong-axis", of="weights")
-def _over_queries_nan(q, k, v, allowed):
-    """the softmax ran over the queries (axis -2), not over the keys (axis -1)"""
-    return softmax(np.where(allowed, _scores(q, k), -np.inf), axis=-2)
+    weights.__doc__ = " ".join((doc or bug_id).split())
+    return variant(bug_id, of="weights")(weights)
 
 
 SCALED = [weights_variant(divisor.variant_of, divisor.__doc__, divisor=divisor)
-          for divisor in variants_in(vars(scale), of="divisor") if divisor.variant_of != "scale-by-seq-len"]
+          for divisor in variants_in(vars(scale), of="divisor")]
+PRODUCTS = [weights_variant(product.variant_of, product.__doc__, product=product)  # k.T errors on batches
+            for product in variants_in(vars(scale), of="product") if product.variant_of != "batch-transpose"]
+MASKINGS = (
+    [weights_variant("mask-after-softmax", m.__doc__, masking=m)
+     for m in (zeroed_after, renormalised_after, renormalised_after_nan)]
+    + [weights_variant("mask-arithmetic", m.__doc__, masking=m) for m in MASK_ARITHMETIC]
+    + [weights_variant("mask-inverted", m.__doc__, masking=m) for m in MASK_INVERTED]
+    + [weights_variant("full-row-nan", "a query with no visible key got NaN: its scores are all -inf and "
+                       "-inf - (-inf) is NaN; give it zero weights", masking=fill_neg_inf)]
+    + [weights_variant("full-row-uniform", "a query with no visible key averaged every value: a finite fill "
+                       "leaves its row uniform; give it zero weights and a zero output", masking=m)
+       for m in (fill_finite, bias_finite)]
+    + [weights_variant("softmax-wrong-axis", "the softmax ran over the queries (axis -2), not over the keys "
+                       "(axis -1)", masking=fill_neg_inf, softmax=s) for s in (over_queries_guarded, over_queries)])
+SOFTMAXED = [weights_variant(s.variant_of, s.__doc__, masking=fill, softmax=s)
+             for s in BUGGY_SOFTMAXES for fill in HONEST_FILLS]
 
 WEIGHT_VARIANTS = variants_in(globals(), of="weights")

@@ -7,7 +7,7 @@ variants from these pieces, so a scale bug keeps its id wherever scores are scal
 
 import numpy as np
 
-from checker.testkit import variant
+from checker.testkit import variant, variants_in
 
 
 def right_divisor(d_head, n_q, n_k):
@@ -44,22 +44,40 @@ def _by_keys(d_head, n_q, n_k):
     return np.sqrt(n_k)
 
 
-@variant("batch-transpose", of="scores")
-def _full_transpose(q, k):
+# Products are the table q . k^T as one piece, `product(q, k)`, before any scale: the bugs of kata 01 that
+# get the table itself wrong. Later katas build their scores from them too.
+
+def right_product(q, k):
+    return q @ np.swapaxes(k, -1, -2)
+
+
+@variant("batch-transpose", of="product")
+def full_transpose_product(q, k):
     """k.T reverses every axis of a batched k, not just the last two: use np.swapaxes(k, -1, -2)"""
-    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
-    return q @ k.T / np.sqrt(q.shape[-1])
+    return q @ k.T
 
 
-@variant("reshape-as-transpose", of="scores")
-def _reshape_as_transpose(q, k):
+@variant("reshape-as-transpose", of="product")
+def reshape_product(q, k):
     """k was reshaped to (d_k, n_k), which reorders its numbers instead of transposing them"""
-    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
-    return q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]) / np.sqrt(q.shape[-1])
+    return q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2])
 
 
-@variant("keys-against-queries", of="scores")
-def _keys_against_queries(q, k):
+@variant("keys-against-queries", of="product")
+def keys_against_queries_product(q, k):
     """this is k @ q^T, the table transposed: rows must be queries, columns keys"""
-    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
-    return k @ np.swapaxes(q, -1, -2) / np.sqrt(q.shape[-1])
+    return k @ np.swapaxes(q, -1, -2)
+
+
+def _scores_of(product):
+    """A score variant (q, k) of kata 01: the buggy product, rightly scaled."""
+
+    def scores(q, k):
+        q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)
+        return product(q, k) / np.sqrt(q.shape[-1])
+
+    scores.__doc__ = product.__doc__
+    return variant(product.variant_of, of="scores")(scores)
+
+
+SCORE_VARIANTS = [_scores_of(product) for product in variants_in(globals(), of="product")]

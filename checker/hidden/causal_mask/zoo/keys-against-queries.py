@@ -1,0 +1,19 @@
+"""Computes k . q^T, the score table transposed (kata 01's keys-against-queries); it runs only when n_q = n_k."""
+import numpy as np
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (np.asarray(x, dtype=float) for x in (q, k, v))
+    scores = k @ np.swapaxes(q, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    peak = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isneginf(peak), 0.0, peak))
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return weights @ v, weights

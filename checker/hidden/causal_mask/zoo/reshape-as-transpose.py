@@ -1,0 +1,19 @@
+"""Reshapes k to (..., d_k, n_k) and uses it as k^T (kata 01's reshape-as-transpose)."""
+import numpy as np
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (np.asarray(x, dtype=float) for x in (q, k, v))
+    scores = q @ k.reshape(*k.shape[:-2], k.shape[-1], k.shape[-2]) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    peak = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isneginf(peak), 0.0, peak))
+    total = e.sum(axis=-1, keepdims=True)
+    weights = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return weights @ v, weights
