@@ -11,7 +11,7 @@ import numpy as np
 from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
-    expect_float, expect_shape, expect_unchanged, one_array, show, tolerance
+    expect_float, expect_shape, expect_unchanged, first_difference, one_array, show, tolerance
 
 API = {"split_heads": ("x", "n_heads"), "merge_heads": ("x",),
        "multi_head_attention": ("x", "w_q", "w_k", "w_v", "w_o", "n_heads", "causal")}
@@ -313,6 +313,50 @@ def test_mha_not_causal(kata, ref, rng):
     if got.shape == changed.shape == want.shape and _same(changed[:, 0], got[:, 0]):
         why = "changing the last token left token 0's output as it was: with causal=False every token sees all"
     _compare_mha(got, want, call, x, weights, 2, why=why, causal=False)
+
+
+@bug("missing-keepdims")
+def test_mha_one_sequence(kata, ref, rng):
+    # b = 1 and h = n: a max or sum over the keys without keepdims, (1, h, n), then broadcasts against the
+    # (1, h, n, n) scores without an error, along the wrong axis
+    x, weights = _inputs(rng, 1, 3, 6)  # h=3, d_head=2
+    got, want, call = _run_mha(kata, ref, x, weights, 3, causal=True)
+    _compare_mha(got, want, call, x, weights, 3, causal=True)
+
+
+def _far_apart(rng, b, n, d_model, n_heads, low=3000.0):
+    """x, weights and the plain x they were built from, with scores far apart: w_k = -w_q, so each token
+    scores -|q|^2 / sqrt(d_head) against itself, and token 0 is scaled until that is below -`low` in every
+    head; token 1 is -token 0 and scores above +`low` against it. The other tokens score near +-100 against
+    those two: rows far below the table's top."""
+    plain, (w_q, _, w_v, w_o) = _inputs(rng, b, n, d_model)
+    d_head = d_model // n_heads
+    q0 = (plain[:, 0] @ w_q).reshape(b, n_heads, d_head)  # (b, h, d_head): token 0's queries
+    weakest = float((q0 ** 2).sum(axis=-1).min()) / np.sqrt(d_head)
+    x = plain.copy()
+    x[:, 0] *= np.sqrt(low / weakest)
+    x[:, 1] = -x[:, 0]
+    return x, (w_q, -w_q, w_v, w_o), plain
+
+
+@bug("no-max-shift")
+def test_mha_large_scores(kata, ref, rng):
+    x, weights, plain = _far_apart(rng, 2, 5, 12, 3)  # h=3, d_head=4
+    got, want, call = _run_mha(kata, ref, x, weights, 3, causal=True)
+    call += " with scores below -3000 and above +3000 (w_k = -w_q, token 1 = -token 0)"
+    if got.shape == want.shape and not _same(got, want):
+        matched = Suspects(MHA_VARIANTS, x, *weights, 3, causal=True).match(got, want, *tolerance(got, x, *weights))
+        control, right, _ = _run_mha(kata, ref, plain, weights, 3, causal=True)
+        if not matched and _same(control, right):  # right with ordinary scores: only their size is the trouble
+            if not np.isfinite(got).all():
+                raise Failure(f"{call} returned NaN or inf, while the same weights on ordinary inputs are right: "
+                              "exp(3000) overflows to inf and inf/inf is NaN; subtract each row's maximum score "
+                              "before np.exp", "no-max-shift", exact=True, nonfinite=True)
+            raise Failure(f"{call} returned wrong values {first_difference(got, want, *tolerance(got, x))}, while "
+                          "the same weights on ordinary inputs are right: token 0's only visible score is below "
+                          "-3000, so a finite fill above it (-1e3, -1e4) wins over it; fill with -inf",
+                          "fill-too-shallow", exact=True)
+    _compare_mha(got, want, call, x, weights, 3, causal=True)
 
 
 def test_mha_float32(kata, ref, rng):

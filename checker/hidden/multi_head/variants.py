@@ -99,13 +99,14 @@ softmax = pieces.softmax  # kata 02's, stable
 
 def _attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True, *, split=split_heads, merge=merge_heads,
                divisor=scale.right_divisor, mask=pieces.right_mask, masking=pieces.fill_guarded,
-               w_in=lambda w: w, w_out=lambda w: w, project=True):
+               w_in=lambda w: w, w_out=lambda w: w, project=True, product=scale.right_product,
+               softmax=pieces.softmax):
     """Multi-head attention with one of its steps swapped for a buggy one."""
     b, n, d_model = x.shape
     q, k, v = (split(x @ w_in(w), n_heads) for w in (w_q, w_k, w_v))  # (b, h, n, d_head)
-    scores = pieces.scores(q, k, divisor)  # (b, h, n, n)
+    scores = pieces.scores(q, k, divisor, product)  # (b, h, n, n)
     allowed = mask(n, n) if causal else np.ones((n, n), dtype=bool)
-    heads = merge(masking(scores, allowed) @ v)  # (b, n, d_model)
+    heads = merge(masking(scores, allowed, softmax) @ v)  # (b, n, d_model)
     return heads @ w_out(w_o) if project else heads
 
 
@@ -119,16 +120,25 @@ def _built(bug_id, doc, **swapped):
     return variant(bug_id, of="mha")(mha)
 
 
-# the bugs of katas 01-03 that multi-head attention can show, built from their own variants
-EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted")
+# the bugs of katas 01-03 that multi-head attention can show, built from their own variants. Its scores are
+# square (n, n), so a missing keepdims and k @ q^T run silently; a top-left mask is the right one, k.T of a
+# (b, h, n, d_head) array does not run, and every query sees itself, so no row is ever empty.
+EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted", "scale-by-seq-len")
 EARLIER_MASKS = ("mask-blocks-diagonal", "mask-flipped")
 FROM_EARLIER_KATAS = (
     [_built(divisor.variant_of, divisor.__doc__, divisor=divisor)
      for divisor in variants_in(vars(scale), of="divisor") if divisor.variant_of in EARLIER_SCALES]
+    + [_built(product.variant_of, product.__doc__, product=product)
+       for product in variants_in(vars(scale), of="product") if product.variant_of != "batch-transpose"]
     + [_built(mask.variant_of, mask.__doc__, mask=mask, masking=fill)
        for mask in variants_in(vars(pieces), of="mask") if mask.variant_of in EARLIER_MASKS
        for fill in pieces.HONEST_FILLS]
-    + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after)])
+    + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after)]
+    + [_built("mask-arithmetic", m.__doc__, masking=m) for m in pieces.MASK_ARITHMETIC]
+    + [_built("mask-inverted", m.__doc__, masking=m) for m in pieces.MASK_INVERTED]
+    + [_built("softmax-wrong-axis", "the softmax ran over the queries (axis -2), not over the keys (axis -1)",
+              masking=pieces.fill_neg_inf, softmax=pieces.over_queries)]
+    + [_built(s.variant_of, s.__doc__, softmax=s) for s in pieces.BUGGY_SOFTMAXES])
 
 
 @variant("reshape-without-transpose", of="mha")
