@@ -271,13 +271,22 @@ def test_new_tokens_see_themselves(kata, ref, rng):
     _check_plan(kata, ref, uniform_plan(x, weights, 3, (1, 2, 1), seeded=6))
 
 
+@bug("missing-keepdims")
+def test_one_sequence(kata, ref, rng):
+    # b = 1 and h = t = 3 on an empty cache: a max or sum over the keys without keepdims, (1, h, t), then
+    # broadcasts against the (1, h, t, t) scores without an error, along the wrong axis
+    x, weights = _inputs(rng, 1, 3, 6)
+    _check_plan(kata, ref, uniform_plan(x, weights, 3, (3,)))
+
+
 @bug("no-max-shift")
 def test_large_scores(kata, ref, rng):
     x, weights = _inputs(rng, 2, 7, 12)
     plan = uniform_plan(40 * x, weights, 3, (4, 1, 2))  # scores near 1e3: exp overflows unless each row is shifted
     got, lengths = _feed(kata, plan)
     want = _expected(plan, ref)
-    if not np.isfinite(got).all():
+    matched = Suspects(ATTENTION_VARIANTS, plan.as_float64()).match(got, want, *tolerance(got, plan.x))
+    if not np.isfinite(got).all() and not matched:  # NaN that no variant explains (a softmax in float32, say)
         ordinary = uniform_plan(x, weights, 3, (4, 1, 2))
         control, _ = _feed(kata, ordinary)
         if close(control, _expected(ordinary, ref), *tolerance(control, x)).all():
@@ -320,7 +329,12 @@ def _decode_costs(kata, x, weights, n_heads, n):
     cache = kata.KVCache()
     for start in range(0, n, 256):  # a few chunked calls, not n decode steps: the check stays fast
         kata.cached_attention(x[:, start:min(n, start + 256)], cache, *weights, n_heads)
-    _, work = kata.cached_attention.measuring(x[:, n:n + 1], cache, *weights, n_heads, counted=COUNTED)
+    got, work = kata.cached_attention.measuring(x[:, n:n + 1], cache, *weights, n_heads, counted=COUNTED)
+    shape = np.shape(got)
+    if shape != (x.shape[0], 1, x.shape[2]):  # more rows than the one new token: its cost says nothing
+        raise Failure(f"cached_attention(x {(x.shape[0], 1, x.shape[2])}, cache holding {_positions(n)}, "
+                      f"{', '.join(WEIGHT_NAMES)}, n_heads={n_heads}) returned shape {shape}, expected "
+                      f"{(x.shape[0], 1, x.shape[2])}: one output row per new token")
     return cache, work
 
 

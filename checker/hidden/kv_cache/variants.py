@@ -12,7 +12,6 @@ import numpy as np
 from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.multi_head.variants import by_d_model, merge_heads, split_heads
 from checker.hidden.scores import variants as scale
-from checker.hidden.softmax import variants as softmax_pieces
 from checker.testkit import variant, variants_in
 
 
@@ -72,7 +71,7 @@ def _bottom_right(t, past):
 
 
 def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False, divisor=scale.right_divisor,
-            masking=pieces.fill_guarded, softmax=pieces.softmax):
+            masking=pieces.fill_guarded, softmax=pieces.softmax, product=scale.right_product):
     """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one.
 
     keeps_past: True, the cache keeps every position; False, each call sees only its own tokens;
@@ -92,7 +91,7 @@ def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False, divi
         k_all = np.concatenate([k_cache, split_heads(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
         v_all = np.concatenate([v_cache, split_heads(new @ w_v, h)], axis=2)
         q = split_heads(new @ w_q, h)  # (b, h, t, d_head)
-        scores = pieces.scores(q, k_all, divisor)  # (b, h, t, past + t)
+        scores = pieces.scores(q, k_all, divisor, product)  # (b, h, t, past + t)
         weights = masking(scores, visible(t, past), softmax)
         outputs.append(merge_heads(weights @ v_all) @ w_o)  # (b, t, d_model)
         k_cache, v_cache = (k_all, v_all) if keeps_past != "previous" else (k_all[:, :, past:], v_all[:, :, past:])
@@ -184,16 +183,35 @@ def _scale_by_d_model(plan):
     return _replay(plan, divisor=by_d_model(plan.x.shape[-1]))
 
 
-# the bugs of katas 01-04 that a cached decode can show, built from their own variants
+def _by_new_tokens(plan):
+    """scale-by-seq-len with t, the new tokens: on single steps alone (t = 1) that is missing-scale, so it is
+    named only where a call has t > 1."""
+    if max(plan.chunks) < 2:
+        raise ValueError("single steps cannot tell sqrt(t) from a missing scale")
+    return _replay(plan, divisor=scale._by_queries)
+
+
+_by_new_tokens.__doc__ = scale._by_queries.__doc__.replace("n_q", "t, the new tokens,").replace("d_k", "d_head")
+variant("scale-by-seq-len", of="attention")(_by_new_tokens)
+
+
+# the bugs of katas 01-04 that a cached decode can show, built from their own variants. A call's scores are
+# (t, n), square only in a prefill on an empty cache: a missing keepdims and k @ q^T run only there.
 EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted")
 FROM_EARLIER_KATAS = (
     [_built(divisor.variant_of, divisor.__doc__, divisor=divisor)
      for divisor in variants_in(vars(scale), of="divisor") if divisor.variant_of in EARLIER_SCALES]
+    + [_built("scale-by-seq-len", scale._by_keys.__doc__.replace("n_k", "n, the cached positions,"),
+              divisor=scale._by_keys)]
+    + [_built(product.variant_of, product.__doc__, product=product)
+       for product in variants_in(vars(scale), of="product") if product.variant_of != "batch-transpose"]
     + [_built(mask.variant_of, mask.__doc__, visible=lambda t, past, mask=mask: mask(t, past + t), masking=fill)
        for mask in variants_in(vars(pieces), of="mask") if mask.variant_of == "mask-blocks-diagonal"
        for fill in pieces.HONEST_FILLS]
     + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after),
-       _built("no-max-shift", softmax_pieces.no_shift.__doc__, softmax=softmax_pieces.no_shift)])
+       _built("softmax-wrong-axis", "the softmax ran over the new queries (axis -2), not over the keys (axis -1)",
+              masking=pieces.fill_neg_inf, softmax=pieces.over_queries)]
+    + [_built(s.variant_of, s.__doc__, softmax=s) for s in pieces.BUGGY_SOFTMAXES])
 
 
 @variant("cache-wrong-axis", of="append")
