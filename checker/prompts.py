@@ -29,14 +29,24 @@ class KataPrompts:
 @lru_cache(maxsize=None)
 def load(path=PROMPTS):
     """Every kata's prompts by slug, validated."""
+    return validate(_read(path), Path(path))
+
+
+def raw_blocks(path=PROMPTS):
+    """Each kata's block as the file writes it, unvalidated (for `kata dev check`)."""
+    data = _read(path)
+    blocks = data.get("katas") if isinstance(data, dict) else None
+    return blocks if isinstance(blocks, dict) else {}
+
+
+def _read(path):
     import yaml
 
     path = Path(path)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as error:
         raise PromptsError(f"{path}: cannot read it: {error}") from None
-    return validate(data, path)
 
 
 def validate(data, path):

@@ -254,3 +254,19 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     else:
         lines.append(f"Attempt {attempts}: the stub still raises NotImplementedError. Edit {file} and save.")
     return "\n".join(lines)
+
+
+# --- kata dev check ----------------------------------------------------------------------------------
+
+def dev_check_text(report):
+    """`kata dev check`: each kata with `ok` or the list of what it lacks, then a summary line."""
+    lines = []
+    for kata in report.katas:
+        verdict = click.style("ok", fg="green") if kata.ok else click.style(
+            f"{len(kata.problems)} missing or inconsistent", fg="red", bold=True)
+        lines.append(f"{click.style(f'{kata.id} {kata.slug}', bold=True)}  {verdict}")
+        lines += [f"  - {problem}" for problem in kata.problems]
+    lacking = sum(not kata.ok for kata in report.katas)
+    lines += ["", f"{len(report.katas) - lacking} of {len(report.katas)} katas complete"
+              + ("" if report.ok else f"; {lacking} lack something (see above)")]
+    return "\n".join(lines)

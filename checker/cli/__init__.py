@@ -3,7 +3,8 @@
 Beyond click and the kata catalog, every module is imported inside the commands that use it, so
 `kata --help` stays instant and `kata check` starts the learner's process before the parent loads
 NumPy (or renders anything). The commands live by topic:
-learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), hiring (pack, grade).
+learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), hiring (pack, grade),
+dev (dev check).
 """
 
 import click
@@ -29,6 +30,6 @@ def cli():
     """
 
 
-from checker.cli import hiring, learn, practice  # noqa: E402 - each module adds its commands to `cli`
+from checker.cli import dev, hiring, learn, practice  # noqa: E402 - each module adds its commands to `cli`
 
-__all__ = ["cli", "hiring", "learn", "practice"]
+__all__ = ["cli", "dev", "hiring", "learn", "practice"]
