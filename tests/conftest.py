@@ -31,9 +31,15 @@ def bug_of(path):
     return path.stem.split("--")[0]
 
 
+def per_kata(kata, *values, id=None):
+    """A pytest param of one kata's self-check: `pytest -k SLUG` picks it, and under xdist every
+    self-check of a kata runs in the same worker, which checks the kata's files once."""
+    return pytest.param(kata, *values, id=id or str(kata), marks=pytest.mark.xdist_group(kata.slug))
+
+
 def files_in(kind):
     """(kata, path) for every file of one kind (ZOO, CORRECT, UNCATALOGUED) in every kata, as pytest params."""
-    return [pytest.param(kata, path, id=f"{kata.slug}/{path.stem}")
+    return [per_kata(kata, path, id=f"{kata.slug}/{path.stem}")
             for kata in catalog.all_katas() for path in kata.files(kind.kind)]
 
 
@@ -41,6 +47,18 @@ def files_in(kind):
 def checked(kata, path, seed=DEFAULT_SEED):
     """The checker's result for one file (and seed), computed once per test session."""
     return check(kata, path, seed=seed)
+
+
+PREFETCH_THREADS = 3  # each check mostly waits on its own child process
+
+
+@lru_cache(maxsize=None)
+def prefetch(kata, jobs):
+    """Check one kata's files, (path, seed) each, a few at a time, into `checked`'s cache; once per kata."""
+    from concurrent.futures import ThreadPoolExecutor  # only the self-checks need it
+
+    with ThreadPoolExecutor(max_workers=PREFETCH_THREADS) as pool:
+        list(pool.map(lambda job: checked(kata, *job), jobs))
 
 
 @pytest.fixture
