@@ -23,12 +23,9 @@ def test_every_question_computes_its_answer(question, seed):
     assert not quiz.grade(asked, wrong_answer(asked))
 
 
-def test_enough_questions_of_every_kind():
-    per_kata = {kata.slug: 0 for kata in catalog.all_katas()}
-    for q in QUESTIONS:
-        per_kata[q.kata] += 1
-    assert all(count >= 8 for count in per_kata.values()), per_kata
-    assert len(QUESTIONS) >= 40 and sum(q.kind == "templated" for q in QUESTIONS) >= 20
+def test_questions_of_every_kind():
+    """Each kata's own minimum is `kata dev check`'s (devcheck.MIN_QUESTIONS); here, the quiz as a whole."""
+    assert sum(q.kind == "templated" for q in QUESTIONS) >= len(QUESTIONS) // 3
     assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
 
 
