@@ -11,6 +11,8 @@ Kinds of question:
 import string
 from dataclasses import dataclass, field
 
+from checker import catalog, quiz_reply, render
+
 KINDS = ("templated", "predict", "choice", "worked")
 _KEYS = {
     "templated": {"id", "kind", "prompt", "draw", "answer", "explanation"},
@@ -56,6 +58,11 @@ class Asked:
     correct: bool = False
     exact: object = None  # the answer before the rounding the prompt asks for
 
+    @property
+    def answer_text(self):
+        """The expected answer as people read it."""
+        return expected_text(self)
+
     def to_json(self):
         q = self.question
         return {"id": q.id, "kata": q.kata, "kind": q.kind, "prompt": self.prompt,
@@ -66,8 +73,6 @@ class Asked:
 
 def parse_questions(slug, entries, where):
     """The `questions` of one kata block, validated; `where` names the block in error messages."""
-    from checker import catalog, quiz_reply
-
     answers = catalog.find(slug).part("quiz")
     if not isinstance(entries, list):
         raise QuizError(f"{where}: expected a list of questions")
@@ -113,7 +118,7 @@ def parse_questions(slug, entries, where):
 
 def ask(question, rng):
     """Draw a question's values, compute its answer, shuffle its choices."""
-    from checker import catalog, worked
+    from checker import worked  # NumPy: kata list and kata hint read prompts.yaml (this module) without it
 
     values = {name: rng.choice(options) for name, options in question.draw.items()}
     if question.kind == "choice":
@@ -190,8 +195,6 @@ def _round(value, decimals):
 
 def run(asked, read_reply, show):
     """Put each question, read its reply (None: unanswered), grade it and show the verdict."""
-    from checker import render
-
     for number, question in enumerate(asked, start=1):
         show(render.question_text(question, number, len(asked)))
         grade(question, read_reply())
@@ -209,8 +212,6 @@ def grade(asked, reply):
 
 
 def _matches(asked, reply):
-    from checker import quiz_reply
-
     expected = asked.expected
     if asked.question.kind == "choice":
         return quiz_reply.choice(reply, asked.choices) == expected

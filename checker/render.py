@@ -181,14 +181,12 @@ def question_text(asked, number, total):
 
 
 def verdict_text(asked):
-    from checker.quiz import expected_text
-
     if asked.correct:
         head = click.style("Right.", fg="green", bold=True)
     elif asked.given is None:
-        head = click.style("Unanswered.", fg="yellow", bold=True) + f" The answer: {expected_text(asked)}"
+        head = click.style("Unanswered.", fg="yellow", bold=True) + f" The answer: {asked.answer_text}"
     else:
-        head = click.style("Not quite.", fg="red", bold=True) + f" The answer: {expected_text(asked)}"
+        head = click.style("Not quite.", fg="red", bold=True) + f" The answer: {asked.answer_text}"
     return f"{head}\n{asked.explanation}\n"
 
 
