@@ -80,7 +80,7 @@ class LearnerFunction:
         return call_text(self.name, **named, **kwargs)
 
     def _run(self, args, kwargs, return_args):
-        from checker.sandbox.worker import Handle
+        from checker.sandbox.wire import Handle  # imports NumPy: not before the child is on its way
 
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
         try:

@@ -298,9 +298,9 @@ def test_off_linux_the_walls_report_what_is_missing(monkeypatch):
 
 
 def test_the_parent_knows_every_wall_the_child_applies():
-    from checker.sandbox import isolation, worker
+    from checker.sandbox import isolation, wire
 
-    assert worker.FULL_ISOLATION == isolation.FULL
+    assert wire.FULL_ISOLATION == isolation.FULL
     assert isolation.seccomp_program("x86_64") and isolation.seccomp_program("aarch64")
     assert isolation.seccomp_program("sparc") is None
 

@@ -1,6 +1,6 @@
 """Run a learner's file in a child process with a time limit and a memory limit.
 
-The parent only ever receives plain arrays, numbers, strings and handles (see `worker.py`), and
+The parent only ever receives plain arrays, numbers, strings and handles (see `wire.py`), and
 compares them itself, so nothing the learner's file does in the child (patching NumPy, exiting,
 printing a fake report, looping forever) can make a check pass or break the parent's output.
 
@@ -255,8 +255,8 @@ class Sandbox:
 
     def _codec(self):
         if self._wire is None:
-            from checker.sandbox import worker  # imports NumPy: only once the child is on its way
-            self._wire = worker
+            from checker.sandbox import wire  # imports NumPy: only once the child is on its way
+            self._wire = wire
         return self._wire
 
     def _hello(self):

@@ -1,0 +1,87 @@
+"""The wire format between the sandbox's parent and its child, imported by both.
+
+The parent imports it as `checker.sandbox.wire`; the child, which imports no `checker` package, as
+`wire`, from beside `worker.py`. Standard library and NumPy only.
+
+Both ways: an 8-byte big-endian length, a JSON header of that length, then the arrays the header
+refers to, each as `.npy` bytes (never pickles: a result cannot run code in the parent). In a header,
+an array is {"a": i}, a tuple {"t": [...]}, a list {"l": [...]}, a learner object that cannot be
+sent is {"h": id}, a handle the parent can call methods on.
+"""
+
+import io
+import json
+import struct
+
+import numpy as np
+
+_LENGTH = struct.Struct(">Q")
+FULL_ISOLATION = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
+                  "landlock-scope", "seccomp")  # isolation.FULL, here for the parent, which imports no ctypes
+
+
+def encode(value, blobs, register=None):
+    """`value` as JSON-able data; arrays go to `blobs`, others to `register(obj) -> id`."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)) and type(value) in (int, float):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise TypeError(f"cannot send an array of dtype {array.dtype}")
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        blobs.append(buffer.getvalue())
+        return {"a": len(blobs) - 1}
+    if isinstance(value, tuple):
+        return {"t": [encode(item, blobs, register) for item in value]}
+    if isinstance(value, list):
+        return {"l": [encode(item, blobs, register) for item in value]}
+    if isinstance(value, Handle):
+        return {"h": value.id}
+    if register is not None:
+        return {"h": register(value)}
+    raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def decode(data, blobs, resolve=None):
+    """Inverse of `encode`; `resolve(id)` turns a handle id into an object (default: `Handle`)."""
+    if not isinstance(data, dict):
+        return data
+    if "a" in data:
+        return np.lib.format.read_array(io.BytesIO(blobs[data["a"]]), allow_pickle=False)
+    if "t" in data:
+        return tuple(decode(item, blobs, resolve) for item in data["t"])
+    if "l" in data:
+        return [decode(item, blobs, resolve) for item in data["l"]]
+    if "h" in data:
+        return resolve(data["h"]) if resolve else Handle(data["h"])
+    raise ValueError(f"unknown wire value {data!r}")
+
+
+class Handle:
+    """Names an object that lives in the child (a learner's `KVCache`, say)."""
+
+    def __init__(self, id):
+        self.id = id
+
+    def __repr__(self):
+        return f"<object #{self.id} in the sandbox>"
+
+
+def send(stream, header, blobs=()):
+    header = dict(header, blobs=[len(blob) for blob in blobs])
+    text = json.dumps(header).encode()
+    stream.write(_LENGTH.pack(len(text)) + text + b"".join(blobs))
+    stream.flush()
+
+
+def receive(read):
+    """One message from `read(n) -> bytes`, or None if the stream ends first."""
+    prefix = read(_LENGTH.size)
+    if len(prefix) < _LENGTH.size:
+        return None
+    header = json.loads(read(_LENGTH.unpack(prefix)[0]))
+    blobs = [read(size) for size in header.pop("blobs")]
+    return header, blobs
