@@ -3,12 +3,14 @@
 from checker.sandbox import LearnerError
 
 
-class Session:
+class SandboxSession:
     """One sandbox, and what the tests may want to ask it again."""
 
-    def __init__(self, sandbox, file):
+    def __init__(self, sandbox, file, call_text, failure):
         self.sandbox = sandbox
         self.file = file  # the learner's file as the report shows it
+        self.call_text = call_text  # (name, **args) -> the call as a failure message shows it
+        self.failure = failure  # the exception a failed hidden test raises (the test kit's, handed in)
         self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
 
     def trace_nonfinite(self, message=""):
@@ -73,11 +75,9 @@ class LearnerFunction:
 
     def describe(self, *args, **kwargs):
         """The call as text, with the parameter names of the kata's API."""
-        from checker.testkit import call_text
-
         named = dict(zip(self.params, args)) if len(self.params) >= len(args) else {
             f"arg{i}": arg for i, arg in enumerate(args)}
-        return call_text(self.name, **named, **kwargs)
+        return self._session.call_text(self.name, **named, **kwargs)
 
     def _run(self, args, kwargs, return_args):
         from checker.sandbox.wire import Handle  # imports NumPy: not before the child is on its way
@@ -90,9 +90,7 @@ class LearnerFunction:
             raise
         result = reply[0] if return_args else reply
         if result is None and self.target is None and self.params:
-            from checker.testkit import Failure
-
-            raise Failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
+            raise self._session.failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
                           "its result (a missing `return`?)")
         if isinstance(result, Handle):
             result = LearnerObject(self._session, result)

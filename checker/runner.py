@@ -7,7 +7,7 @@ import time
 import zlib
 from pathlib import Path
 
-from checker.proxy import Learner, Session
+from checker.proxy import Learner, SandboxSession
 from checker.results import Result, TestOutcome, overall_status
 from checker.sandbox import OUTPUT_LIMIT, Died, LearnerError, Limits, Sandbox, SandboxError, Timeout
 
@@ -59,7 +59,9 @@ def _run_all(kata, sandbox, seed, file):
     changed = signature_problem(hidden.API, sandbox.signatures)
     if changed:
         return [TestOutcome("signature", "error", message=changed)]
-    session = Session(sandbox, file)
+    from checker.testkit import Failure, call_text  # imports NumPy: not before the child is on its way
+
+    session = SandboxSession(sandbox, file, call_text, Failure)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     outcomes = []
     for test in hidden_tests(hidden):
