@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import catalog, review
-from checker.pack import MANIFEST, ROSTER
+from checker.catalog import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
 

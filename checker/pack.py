@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import __version__
-from checker.catalog import Kata
+from checker.catalog import MANIFEST, ROSTER, Kata
 
-MANIFEST = "kata-pack.json"
-ROSTER = "kata-roster.jsonl"  # beside the packs, on the hiring team's side: never inside a pack
 MANIFEST_FORMAT = 1
 MINUTES_PER_KATA = 20
 _TEMPLATE = Path(__file__).with_name("pack_check.py")
