@@ -31,7 +31,6 @@ from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
 
 DEFAULT_STATE = Path("kata-grade.state.jsonl")
-STATUSES = [status.value for status in Status]
 
 
 class GradeError(Exception):
@@ -223,14 +222,14 @@ class GradeReport:
     @property
     def by_status(self):
         counts = Counter(row.status for row in self.rows)
-        return {status: counts[status] for status in STATUSES}
+        return {status.value: counts[status.value] for status in Status}
 
     @property
     def by_kata(self):
         """kata id -> ({status: count}, seconds in all)."""
         totals = {}
         for row in sorted(self.rows, key=lambda row: row.kata):
-            counts, seconds = totals.get(row.kata, ({status: 0 for status in STATUSES}, 0.0))
+            counts, seconds = totals.get(row.kata, ({status.value: 0 for status in Status}, 0.0))
             counts[row.status] += 1
             totals[row.kata] = counts, seconds + row.seconds
         return totals
@@ -360,7 +359,7 @@ def _for_graders(result):
 
 
 def _error(kata, file, message):
-    outcome = TestOutcome("load", "error", message=message)
+    outcome = TestOutcome("load", Status.ERROR, message=message)
     return Result(kata.id, kata.slug, file, Status.ERROR, [outcome], 0.0).to_json()
 
 

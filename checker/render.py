@@ -7,10 +7,24 @@ import click
 from checker.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
-_STATUS_STYLE = {Status.PASSED: ("PASSED", "green"), Status.FAILED: ("FAILED", "red"),
-                 Status.NOT_STARTED: ("NOT STARTED", "yellow"), Status.ERROR: ("ERROR", "red"),
-                 Status.TIMEOUT: ("TIMEOUT", "red")}
-_MARK = {"failed": "✗", "error": "!", "not-started": "·", "timeout": "⏱"}
+STATUS_COLOUR = {Status.PASSED: "green", Status.FAILED: "red", Status.NOT_STARTED: "yellow", Status.ERROR: "red",
+                 Status.TIMEOUT: "red"}
+_MARK = {Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_STARTED: "·", Status.TIMEOUT: "⏱"}
+
+
+def status_label(status):
+    """("NOT STARTED", "yellow"): a check's status as its headline shows it, and its colour."""
+    status = Status(status)
+    return status.value.upper().replace("-", " "), STATUS_COLOUR[status]
+
+
+def styled_status(status, width=0):
+    """A status (a Status, or its value as a progress file or a check object holds it) in its colour;
+    a progress file's "unchecked" is not a check's status, and stays plain."""
+    if status not in {known.value for known in Status}:
+        return f"{status:<{width}}"
+    status = Status(status)
+    return click.style(f"{status.value:<{width}}", fg=STATUS_COLOUR[status])
 
 
 def color_wanted():
@@ -26,8 +40,8 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     the status and the failing checks' names, never a bug name, a fix or a picture. `verbose`: every
     check, passed ones too. `next_step`: what to do after a pass, one line.
     """
-    label, colour = _STATUS_STYLE[result.status]
-    passed = sum(t.outcome == "passed" for t in result.tests)
+    label, colour = status_label(result.status)
+    passed = sum(t.outcome == Status.PASSED for t in result.tests)
     lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
     summary = f"{passed} of {len(result.tests)} checks passed"
     if result.bugs and not strict:
@@ -46,7 +60,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     else:
         lines += _failures_lines(result, prompts, command, 1 if watching else None if verbose else SHOWN_FAILURES)
     if verbose:
-        lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == "passed"]
+        lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
         printed = result.output.strip().splitlines()
         lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
@@ -77,8 +91,8 @@ def _strict_lines(result):
     """A mock interview's view: which checks fail, and the learner's own crash, nothing that names a bug."""
     lines = [""]
     for test in result.failures:
-        mark = click.style(_MARK.get(test.outcome, "✗"), fg="red")
-        crash = test.outcome in ("error", "timeout") and not test.bug
+        mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
+        crash = test.outcome in (Status.ERROR, Status.TIMEOUT) and not test.bug
         lines.append(f"{mark} {test.name}" + (f": {test.message}" if crash else ""))
         if crash:
             lines += [f"    at {result.file}:{line} in {function}: {code}" for line, function, code in test.where[-3:]]
@@ -89,8 +103,8 @@ def summary_lines(results):
     """`kata check --all`'s last lines: one a kata."""
     lines = [click.style("Summary", bold=True)]
     for result in results:
-        label, colour = _STATUS_STYLE[result.status]
-        passed = sum(t.outcome == "passed" for t in result.tests)
+        label, colour = status_label(result.status)
+        passed = sum(t.outcome == Status.PASSED for t in result.tests)
         bugs = f"  bugs: {', '.join(result.bugs)}" if result.bugs else ""
         lines.append(f"  {result.kata} {result.slug:<12} {click.style(f'{label:<11}', fg=colour, bold=True)} "
                      f"{passed:>2} of {len(result.tests):>2} checks{bugs}")
@@ -101,7 +115,7 @@ def _distinct(failures):
     """[(failure, how many later ones are the same crash)]: one crash in every check is shown once."""
     shown, repeats = [], {}
     for test in failures:
-        key = (test.message.partition(") ")[2], str(test.where)) if test.outcome == "error" else None
+        key = (test.message.partition(") ")[2], str(test.where)) if test.outcome == Status.ERROR else None
         if key and key[0] and key in repeats:
             shown[repeats[key]][1] += 1
             continue
@@ -112,7 +126,7 @@ def _distinct(failures):
 
 
 def _failure_lines(test, file, prompts):
-    mark = click.style(_MARK.get(test.outcome, "✗"), fg="red")
+    mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
     lines = [f"{mark} {click.style(test.name, bold=True)}: {test.message}"]
     if test.picture is not None:
         lines += ["    " + line for line in grid_lines(test.picture)]
@@ -197,10 +211,9 @@ def score_text(correct, asked, replay):
 
 def list_text(rows):
     """`kata list`: one line a kata. rows: (kata, title, progress.KataProgress)."""
-    styles = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
     lines = [f"{'id':<3} {'kata':<12} {'':<32} {'status':<12} {'attempts':>8} {'hints':>6}  first pass after"]
     for kata, title, entry in rows:
-        status = click.style(f"{entry.status:<12}", fg=styles.get(entry.status))
+        status = styled_status(entry.status, 12)
         lines.append(f"{kata.id:<3} {kata.slug:<12} {title:<32} {status} {entry.attempts:>8} {entry.hints_used:>6}  "
                      f"{duration(entry.seconds_to_pass)}")
     return "\n".join(lines)

@@ -5,8 +5,7 @@ Like render.py, everything here formats a result it is given; nothing here decid
 
 import click
 
-from checker import catalog
-from checker.render import duration
+from checker.render import duration, styled_status
 from checker.results import Status
 
 
@@ -108,9 +107,6 @@ def pack_text(pack):
     return "\n".join(lines)
 
 
-_GRADE_STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", "not-started": "yellow"}
-
-
 def isolation_text(isolation):
     """One sentence: which walls stood around candidate code."""
     if not isolation:
@@ -131,7 +127,7 @@ def grade_text(report, report_path=None):
         if workspace.error:
             cells.append(click.style("error", fg="red") + f": {workspace.error}")
         for row in workspace.rows if not workspace.error else []:
-            cell = f"{row.kata} " + click.style(row.status, fg=_GRADE_STYLE.get(row.status))
+            cell = f"{row.kata} " + styled_status(row.status)
             notes = row.bugs + (["review"] if row.review else []) + (["unverified"] if row.unverified else [])
             cells.append(cell + (f" ({', '.join(notes)})" if notes else ""))
         lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
@@ -169,16 +165,14 @@ def grade_markdown(report):
         for workspace in flagged:
             lines += [f"- {cell(workspace.path)}: {cell(text)}" for text in
                       ([f"not graded: {workspace.error}"] if workspace.error else []) + workspace.flags]
-    lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(STATUS_ORDER) + " | seconds |",
-              "|---|" + "---:|" * (len(STATUS_ORDER) + 1)]
+    slugs = {row.kata: row.slug for row in report.rows}
+    lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(status.value for status in Status) + " | seconds |",
+              "|---|" + "---:|" * (len(Status) + 1)]
     for kata, (counts, seconds) in report.by_kata.items():
         if kata == "-":
             continue
-        cells = " | ".join(str(counts[status]) for status in STATUS_ORDER)
-        lines.append(f"| {kata} {catalog.find(kata).slug} | {cells} | {seconds:.1f} |")
+        cells = " | ".join(str(counts[status.value]) for status in Status)
+        lines.append(f"| {kata} {slugs[kata]} | {cells} | {seconds:.1f} |")
     lines += ["", "## Totals per status", "", "| status | checks |", "|---|---:|"]
     lines += [f"| {status} | {count} |" for status, count in report.by_status.items()]
     return "\n".join(lines) + "\n"
-
-
-STATUS_ORDER = [status.value for status in Status]

@@ -15,7 +15,7 @@ class Status(str, Enum):
 @dataclass
 class TestOutcome:
     name: str
-    outcome: str  # passed | failed | error | not-started | timeout
+    outcome: Status  # of this test alone
     bug: str | None = None  # the catalogued bug this failure points to
     message: str = ""
     exact: bool = False  # the output equals a known buggy variant's, not just a symptom
@@ -25,7 +25,7 @@ class TestOutcome:
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
 
     def to_json(self):
-        return {"name": self.name, "outcome": self.outcome, "bug": self.bug, "message": self.message}
+        return {"name": self.name, "outcome": Status(self.outcome).value, "bug": self.bug, "message": self.message}
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Result:
 
     @property
     def failures(self):
-        return [t for t in self.tests if t.outcome != "passed"]
+        return [t for t in self.tests if t.outcome != Status.PASSED]
 
     @property
     def ranked_failures(self):
@@ -71,15 +71,15 @@ class Result:
 
 def overall_status(outcomes):
     """The kata's status from its tests' outcomes."""
-    kinds = {t.outcome for t in outcomes}
-    if "timeout" in kinds:
+    kinds = {Status(t.outcome) for t in outcomes}
+    if Status.TIMEOUT in kinds:
         return Status.TIMEOUT
-    if kinds == {"passed"}:
+    if kinds == {Status.PASSED}:
         return Status.PASSED
-    if kinds == {"not-started"}:
+    if kinds == {Status.NOT_STARTED}:
         return Status.NOT_STARTED
-    if "failed" in kinds or any(t.bug for t in outcomes):
+    if Status.FAILED in kinds or any(t.bug for t in outcomes):
         return Status.FAILED
-    if "error" in kinds:
+    if Status.ERROR in kinds:
         return Status.ERROR
     return Status.FAILED  # some parts pass, others are still the stub

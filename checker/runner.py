@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 from checker.proxy import Learner, SandboxSession
-from checker.results import Result, TestOutcome, overall_status
+from checker.results import Result, Status, TestOutcome, overall_status
 from checker.sandbox import OUTPUT_LIMIT, Died, LearnerError, Limits, Sandbox, SandboxError, Timeout
 
 DEFAULT_SEED = 2017  # "Attention Is All You Need"
@@ -41,7 +41,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
         sandbox.close()
     result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes,
                     time.monotonic() - started, output)
-    result.unverified = [t.name for t in outcomes if t.claimed and t.outcome == "passed"]
+    result.unverified = [t.name for t in outcomes if t.claimed and t.outcome == Status.PASSED]
     return result
 
 
@@ -55,10 +55,10 @@ def _run_all(kata, sandbox, seed, file):
         return [_load_failure(error)]
     if missing:
         names = ", ".join(f"{name}()" for name in missing)
-        return [TestOutcome("load", "error", message=f"the file defines no {names}: keep the stub's names")]
+        return [TestOutcome("load", Status.ERROR, message=f"the file defines no {names}: keep the stub's names")]
     changed = signature_problem(hidden.API, sandbox.signatures)
     if changed:
-        return [TestOutcome("signature", "error", message=changed)]
+        return [TestOutcome("signature", Status.ERROR, message=changed)]
     from checker.testkit import Failure, call_text  # imports NumPy: not before the child is on its way
 
     session = SandboxSession(sandbox, file, call_text, Failure)
@@ -106,7 +106,7 @@ def run_test(test, name, fixtures, session):
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
     except Failure as failure:
-        outcome = TestOutcome(name, "failed", failure.bug, failure.message, failure.exact, picture=failure.picture,
+        outcome = TestOutcome(name, Status.FAILED, failure.bug, failure.message, failure.exact, picture=failure.picture,
                               details=failure.details)
         if failure.nonfinite:
             _add_trace(outcome, session, failure.message)
@@ -114,20 +114,20 @@ def run_test(test, name, fixtures, session):
     except LearnerError as error:
         call = getattr(error, "call", "the code")
         if error.not_implemented:
-            return TestOutcome(name, "not-started", message=f"{call} still raises NotImplementedError")
+            return TestOutcome(name, Status.NOT_STARTED, message=f"{call} still raises NotImplementedError")
         if error.type == OUTPUT_LIMIT:
-            return TestOutcome(name, "error", where=error.frames, message=f"{call} printed more than the checker "
+            return TestOutcome(name, Status.ERROR, where=error.frames, message=f"{call} printed more than the checker "
                                f"keeps ({session.sandbox.limits.output_bytes:,} bytes) and was stopped: print less")
-        return TestOutcome(name, "error", message=f"{call} raised {error}", where=error.frames)
+        return TestOutcome(name, Status.ERROR, message=f"{call} raised {error}", where=error.frames)
     except Timeout as timeout:
-        return TestOutcome(name, "timeout", message=_timeout_message(timeout, session))
+        return TestOutcome(name, Status.TIMEOUT, message=_timeout_message(timeout, session))
     except Died as died:
-        return TestOutcome(name, "error", message=str(died))
+        return TestOutcome(name, Status.ERROR, message=str(died))
     except Exception as error:  # noqa: BLE001 - a result the test could not make sense of
         if os.environ.get("KATA_DEBUG"):
             raise
-        return TestOutcome(name, "failed", message=f"could not check the result: {type(error).__name__}: {error}")
-    return TestOutcome(name, "passed")
+        return TestOutcome(name, Status.FAILED, message=f"could not check the result: {type(error).__name__}: {error}")
+    return TestOutcome(name, Status.PASSED)
 
 
 def _timeout_message(timeout, session):
@@ -152,9 +152,9 @@ def _add_trace(outcome, session, message=""):
 
 def _load_failure(error):
     if isinstance(error, Timeout):
-        return TestOutcome("load", "timeout", message=f"importing the file gave {error}")
+        return TestOutcome("load", Status.TIMEOUT, message=f"importing the file gave {error}")
     if isinstance(error, LearnerError):
         if error.not_implemented:
-            return TestOutcome("load", "not-started", message="importing the file raises NotImplementedError")
-        return TestOutcome("load", "error", message=f"importing the file raised {error}", where=error.frames)
-    return TestOutcome("load", "error", message=f"importing the file: {error}")
+            return TestOutcome("load", Status.NOT_STARTED, message="importing the file raises NotImplementedError")
+        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}", where=error.frames)
+    return TestOutcome("load", Status.ERROR, message=f"importing the file: {error}")

@@ -10,6 +10,7 @@ from checker import catalog
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
+from checker.results import Status
 
 
 @cli.command("list")
@@ -83,15 +84,15 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
     if as_json:
         objects = [r.to_json() for r in results]
         click.echo(json.dumps({"katas": objects} if check_all else objects[0]))
-        sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+        sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
     after = next_step_text(workspace, record) if record and not check_all else None
     # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
-    texts = [render.check_text(r, None if r.status == "passed" else kata_prompts(k), verbose=verbose, next_step=after)
+    texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k), verbose=verbose, next_step=after)
              for r, k in zip(results, katas)]
     if check_all:
         texts.append(render.summary_lines(results))
     echo("\n\n".join(texts))
-    sys.exit(0 if all(r.status == "passed" for r in results) else 1)
+    sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
 
 
 def next_step_text(workspace, record=None):
