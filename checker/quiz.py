@@ -5,7 +5,7 @@ Kinds of question:
   its kata's `quiz.py` (checker/hidden/<slug>/quiz.py) called with the drawn values;
 - predict: "what does this small call return?", answered by calling the reference solution;
 - choice: conceptual; the choices are shuffled, and the explanation is shown after answering;
-- worked: the seeds' hand examples, the answer computed from the reference solutions.
+- worked: the design card's worked examples, the answer computed from the reference solutions.
 """
 
 import string

@@ -1,4 +1,4 @@
-"""The seeds' hand-worked examples, shared by the quiz answers of several katas.
+"""The design card's worked examples, shared by the quiz answers of several katas.
 
 Their numbers are never typed into an answer: each quiz function runs a reference solution on them.
 """

@@ -1,4 +1,4 @@
-"""The references reproduce the seeds' hand-worked numbers. (That every stub is its solution minus the
+"""The references reproduce the design card's worked examples. (That every stub is its solution minus the
 bodies, and that the docstring examples hold, is `kata dev check`'s: see test_selfcheck.py.)"""
 
 import numpy as np
@@ -11,12 +11,12 @@ def reference(slug):
 
 
 def test_softmax_of_row_a():
-    # seed: scores [4, 0, 2] -> weights [0.867, 0.016, 0.117]
+    # worked example: scores [4, 0, 2] -> weights [0.867, 0.016, 0.117]
     assert reference("softmax").softmax([4, 0, 2]).round(3).tolist() == [0.867, 0.016, 0.117]
 
 
 def test_abc_scaled_scores_and_weights():
-    # seed: A = [2, 0], B = [0, 2], C = [1, 1] as queries and keys; row A scaled is [2.83, 0, 1.41]
+    # worked example: A = [2, 0], B = [0, 2], C = [1, 1] as queries and keys; row A scaled is [2.83, 0, 1.41]
     x = [[2, 0], [0, 2], [1, 1]]
     scores = reference("scores").attention_scores(x, x)
     assert scores.round(2).tolist()[0] == [2.83, 0.0, 1.41]
@@ -27,7 +27,7 @@ def test_abc_scaled_scores_and_weights():
 
 
 def test_order_4471_shipped():
-    # seed: Q, K of "order 4471 shipped"; the row of "shipped" scaled is (2.121, 0.707, 0.707)
+    # worked example: Q, K of "order 4471 shipped"; the row of "shipped" scaled is (2.121, 0.707, 0.707)
     q = [[2, 1], [0, 1], [1, 1]]
     k = [[2, 1], [0, 1], [1, 0]]
     scores = reference("scores").attention_scores(q, k)
