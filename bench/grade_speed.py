@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checker import catalog, pack  # noqa: E402 - the project's own package, from this checkout
+from checker.sandbox import DEFAULT_SECONDS  # noqa: E402
 
 TESTS = ROOT / "tests"
 
@@ -54,7 +55,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workspaces", type=int, default=50)
     parser.add_argument("--jobs", type=int, help="passed to kata grade (default: its own)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="kata grade --timeout")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_SECONDS, help="kata grade --timeout")
     parser.add_argument("--katas", default=KATAS, help=f"the katas of each pack (default: {KATAS})")
     parser.add_argument("--no-report", action="store_true", help="only --json: no Markdown, CSV or HTML file")
     options = parser.parse_args()

@@ -74,7 +74,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
 
 
 def _failures_lines(result, prompts, command, shown):
-    failures = _distinct(result.ranked_failures)
+    failures = _fold_repeated_crashes(result.ranked_failures)
     shown = len(failures) if shown is None else shown
     lines = []
     for test, repeats in failures[:shown]:
@@ -111,7 +111,7 @@ def summary_lines(results):
     return "\n".join(lines)
 
 
-def _distinct(failures):
+def _fold_repeated_crashes(failures):
     """[(failure, how many later ones are the same crash)]: one crash in every check is shown once."""
     shown, repeats = [], {}
     for test in failures:

@@ -10,6 +10,7 @@ import click
 from checker import catalog
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata
+from checker.sandbox import DEFAULT_SECONDS
 
 
 @cli.command()
@@ -68,7 +69,7 @@ def _kata_list(text):
 @click.argument("folders", metavar="DIR...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--seed", type=int, help="Grade with this seed instead of each pack's own.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Checks run at once  [default: the number of CPUs]")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_SECONDS, show_default=True,
               help="Seconds each kata's code may take in all.")
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the Markdown report here (the state file goes beside it).")

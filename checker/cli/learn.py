@@ -11,6 +11,7 @@ from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
 from checker.results import Status
+from checker.sandbox import DEFAULT_SECONDS
 
 
 @cli.command("list")
@@ -43,7 +44,7 @@ def list_katas(as_json):
               help="Check this .py file instead of katas/NN_slug.py.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object and nothing else (its fields: README, `kata check --json`).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=DEFAULT_SECONDS, show_default=True,
               help="Seconds the learner's code may take in all.")
 @click.option("--all", "check_all", is_flag=True, help="Check every kata, then one summary line a kata.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check: each failure in full, and those that pass.")

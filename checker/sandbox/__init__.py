@@ -30,11 +30,13 @@ CHILD = Path(__file__).with_name("child.py")
 # learner's arrays are small and the limits stay predictable.
 _CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
 MAX_FILE_BYTES = 1_000_000  # a kata file is a few kB; the parent reads no more than this of one
+DEFAULT_SECONDS = 10.0  # what `kata check --timeout` and `kata grade --timeout` give when not told
+CPU_GRACE_SECONDS = 2  # the child's CPU limit lies past the wall clock's, so the parent's timeout speaks first
 
 
 @dataclass
 class Limits:
-    seconds: float = 10.0  # wall clock for the whole run, import included
+    seconds: float = DEFAULT_SECONDS  # wall clock for the whole run, import included
     memory_mb: int = 1024  # on top of what Python and NumPy take
     output_bytes: int = 1_000_000  # what the learner may print
     message_bytes: int = 64 * 2**20  # the most the parent reads of one answer: far above any honest result
@@ -126,7 +128,7 @@ class Sandbox:
         self._reply_read, reply_write = os.pipe()
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-B", str(CHILD), str(request_read), str(reply_write), str(copy),
-             str(self.limits.memory_mb), str(int(self.limits.seconds) + 2), str(self.limits.output_bytes),
+             str(self.limits.memory_mb), str(int(self.limits.seconds) + CPU_GRACE_SECONDS), str(self.limits.output_bytes),
              str(self.folder), "strict" if self.limits.strict else "lenient"],
             pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
             stdout=self._output, stderr=subprocess.STDOUT, cwd=self.folder,
