@@ -11,7 +11,9 @@ import ast
 import doctest
 from dataclasses import dataclass, field
 
-from checker import catalog
+from checker import catalog, prompts
+from checker.runner import hidden_tests
+from checker.testkit import variants_in
 
 MIN_HINTS = 3  # as prompts.yaml's validation requires
 MIN_CORRECT = 3  # correct variants: different honest ways to write the kata, each must pass
@@ -124,8 +126,6 @@ def _api(kata):
 # --- prompts.yaml ----------------------------------------------------------------------------------
 
 def _prompts(kata):
-    from checker import prompts
-
     block = prompts.raw_blocks().get(kata.slug)
     if not isinstance(block, dict):
         return [f"no `{kata.slug}:` block under katas: in prompts.yaml"]
@@ -152,10 +152,6 @@ def _prompts(kata):
 # --- bug ids: prompts.yaml's fixes, the zoo, the variants and the tests agree --------------------------
 
 def _bug_ids(kata):
-    from checker import prompts
-    from checker.runner import hidden_tests
-    from checker.testkit import variants_in
-
     block = prompts.raw_blocks().get(kata.slug) or {}
     fixes = set(block.get("bugs") or {})
     zoo = {path.stem.split("--")[0] for path in kata.files("zoo")}

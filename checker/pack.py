@@ -16,8 +16,9 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import __version__
+from checker import __version__, prompts
 from checker.catalog import MANIFEST, ROSTER, Kata
+from checker.workspace import pristine_stub
 
 MANIFEST_FORMAT = 1
 MINUTES_PER_KATA = 20
@@ -92,8 +93,6 @@ def contents(katas, seed, minutes):
 def _stub(kata, seed):
     """The committed stub (never a learner's edits of katas/); the file itself outside a git checkout. A kata
     whose public.py has `stub(seed)` (kata 10: bugs planted by seed) makes each pack's stub its own way."""
-    from checker.workspace import pristine_stub
-
     public = kata.part("public")
     if hasattr(public, "stub"):
         return public.stub(seed), None
@@ -226,8 +225,6 @@ edge cases too: the docstrings list them.
 
 
 def readme(katas, minutes):
-    from checker import prompts
-
     titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
     table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
     briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{prompts.for_kata(kata).brief}" for kata in katas)

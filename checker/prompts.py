@@ -4,6 +4,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import yaml
+
 from checker.catalog import ROOT, all_katas
 from checker.quiz import QuizError, parse_questions
 
@@ -40,8 +42,6 @@ def raw_blocks(path=PROMPTS):
 
 
 def _read(path):
-    import yaml
-
     path = Path(path)
     try:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

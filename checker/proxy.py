@@ -101,7 +101,7 @@ class LearnerFunction:
 
 
 def _has_nonfinite(result):
-    import numpy as np
+    import numpy as np  # NumPy loads while the learner's process starts: `kata check` imports this module first
 
     parts = result if isinstance(result, tuple) else (result,)
     return any(isinstance(p, np.ndarray) and p.dtype.kind == "f" and not np.isfinite(p).all() for p in parts)

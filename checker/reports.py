@@ -3,6 +3,8 @@
 Like render.py, everything here formats a result it is given; nothing here decides anything.
 """
 
+import math
+
 import click
 
 from checker.render import duration, styled_status
@@ -76,8 +78,6 @@ def _ms(seconds):
 
 def _bench_plot(rows):
     """Horizontal bars on a log scale (a constant ratio is a constant length), three per cache length."""
-    import math
-
     values = [v for row in rows for v in (row.yours, row.reference, row.recompute) if v > 0]
     if not values:
         return []

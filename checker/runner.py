@@ -46,7 +46,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
 
 
 def _run_all(kata, sandbox, seed, file):
-    import numpy as np
+    import numpy as np  # not before the learner's process is on its way
 
     hidden = kata.hidden()
     try:
@@ -59,7 +59,7 @@ def _run_all(kata, sandbox, seed, file):
     changed = signature_problem(hidden.API, sandbox.signatures)
     if changed:
         return [TestOutcome("signature", Status.ERROR, message=changed)]
-    from checker.testkit import Failure, call_text  # imports NumPy: not before the child is on its way
+    from checker.testkit import Failure, call_text  # imports NumPy, as above
 
     session = SandboxSession(sandbox, file, call_text, Failure)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
@@ -96,9 +96,9 @@ def signature_problem(api, signatures):
 
 
 def run_test(test, name, fixtures, session):
-    import numpy as np
+    import numpy as np  # loaded by _run_all by now; the module itself does not import NumPy
 
-    from checker.testkit import Failure
+    from checker.testkit import Failure  # imports NumPy, as above
 
     wanted = inspect.signature(test).parameters
     session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
