@@ -233,7 +233,7 @@ def test_it_packs(added, tmp_path):
 
 def test_dev_check_lists_what_is_missing(added, tmp_path):
     broken = tmp_path / "broken"
-    shutil.copytree(added, broken)
+    shutil.copytree(added, broken, ignore=shutil.ignore_patterns(".git"))
     (broken / "checker" / "hidden" / "dot" / "zoo" / "dot-no-sum.py").unlink()
     (broken / "checker" / "hidden" / "dot" / "correct" / "loop.py").unlink()
     (broken / "checker" / "hidden" / "dot" / "quiz.py").write_text("")
