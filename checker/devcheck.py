@@ -108,7 +108,8 @@ def _stub_matches_reference(kata):
         if stub[name][1] != ref[name][1]:
             problems.append(f"{name}: the stub's docstring differs from the reference's")
     text = kata.stub_path.read_text(encoding="utf-8")
-    if "# TODO:" not in text or "raise NotImplementedError" not in text:
+    planted = getattr(kata.hidden(), "STUB_PLANTED", False)  # kata 10: the stub is a decoder with planted bugs
+    if not planted and ("# TODO:" not in text or "raise NotImplementedError" not in text):
         problems.append("the stub has no `# TODO:` line or no `raise NotImplementedError`")
     return problems
 
