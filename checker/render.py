@@ -279,5 +279,5 @@ def dev_check_text(report):
         lines += [f"  - {problem}" for problem in kata.problems]
     lacking = sum(not kata.ok for kata in report.katas)
     lines += ["", f"{len(report.katas) - lacking} of {len(report.katas)} katas complete"
-              + ("" if report.ok else f"; {lacking} lack something (see above)")]
+              + ("" if report.ok else f"; {lacking} lack{'s' if lacking == 1 else ''} something (see above)")]
     return "\n".join(lines)
