@@ -124,7 +124,11 @@ def _leaks(folder, katas, exempt=""):
 @pytest.mark.parametrize("keys", [kata.id for kata in KATAS] + [",".join(kata.id for kata in KATAS)])
 def test_pack_leaks_no_solution_hidden_test_bug_or_quiz_answer(here, keys):
     folder = make_pack(here / "ada", "--katas", keys, "--seed", 3)
-    assert _leaks(folder, [catalog.find(key) for key in keys.split(",")]) == []
+    katas = [catalog.find(key) for key in keys.split(",")]
+    # a stub planted by the pack's seed (kata 10) is the reference but for its plants: public by design
+    planted = "\n".join((folder / "katas" / kata.filename).read_text() for kata in katas
+                        if getattr(kata.hidden(), "STUB_PLANTED", False))
+    assert _leaks(folder, katas, exempt=planted) == []
 
 
 def test_the_leak_detector_finds_a_reference_slipped_into_a_pack(here):
