@@ -1,5 +1,11 @@
 """Shared pieces of the project's own tests."""
 
+import os
+
+# Small arrays: BLAS threads in each test process (one per xdist worker) would only fight each other and
+# the sandboxes' children for the cores. Set before anything imports NumPy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,7 +55,7 @@ def checked(kata, path, seed=DEFAULT_SEED):
     return check(kata, path, seed=seed)
 
 
-PREFETCH_THREADS = 3  # each check mostly waits on its own child process
+PREFETCH_THREADS = 3 if "PYTEST_XDIST_WORKER" not in os.environ else 2  # each check mostly waits on its child
 
 
 @lru_cache(maxsize=None)

@@ -205,11 +205,18 @@ def test_the_checker_checks_it(added):
     assert stub.returncode == 1 and "NOT STARTED" in stub.stdout
 
 
-def test_its_self_checks_run_alone(added):
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "tests/test_selfcheck.py", "-k", "dot"],
-                          cwd=added, capture_output=True, text=True, timeout=300)  # 6
-    assert done.returncode == 0, done.stdout[-3000:]
-    assert " passed" in done.stdout and "deselected" in done.stdout
+def test_pytest_k_slug_picks_its_self_checks_only(added):
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "--collect-only", "tests/test_selfcheck.py",
+                           "-k", "dot"], cwd=added, capture_output=True, text=True, timeout=300)  # 6
+    picked = [line for line in done.stdout.splitlines() if "::" in line]
+    assert done.returncode == 0 and picked, done.stdout[-3000:]
+    assert all("dot" in line for line in picked)  # the checks themselves: kata check above, on every file
+
+
+def test_every_proving_file_gets_its_verdict(added):
+    folder = Path("checker/hidden/dot")
+    for path in sorted((added / folder / "correct").glob("*.py")):
+        assert kata(added, "check", "99", "--file", folder / "correct" / path.name).returncode == 0, path.name
 
 
 def test_the_addition_touches_the_kata_and_its_prompts_block_only(added):
