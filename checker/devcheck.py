@@ -18,7 +18,7 @@ from checker.testkit import variants_in
 MIN_HINTS = 3  # as prompts.yaml's validation requires
 MIN_CORRECT = 3  # correct variants: different honest ways to write the kata, each must pass
 MIN_QUESTIONS = 8  # quiz questions of each kata
-FOLDER_PARTS = ("__init__.py", "tests.py", "quiz.py", "public.py")  # variants.py is optional: tests.py may hold them
+FOLDER_PARTS = ("__init__.py", "stub.py", "tests.py", "quiz.py", "public.py")  # variants.py is optional: tests.py may hold them
 
 
 @dataclass
@@ -68,6 +68,10 @@ def _files(kata):
     problems = [f"no {path.relative_to(catalog.ROOT)}" for path in (kata.stub_path, kata.solution_path)
                 if not path.is_file()]
     problems += [f"no {_shown(kata.folder / part)}" for part in FOLDER_PARTS if not (kata.folder / part).is_file()]
+    if kata.stub_path.is_file() and kata.pristine_path.is_file() and \
+            kata.pristine_path.read_bytes() != kata.stub_path.read_bytes():
+        problems.append(f"{_shown(kata.pristine_path)} (the stub `kata reset` restores) differs from "
+                        f"{_shown(kata.stub_path)}")
     correct = kata.files("correct")
     if len(correct) < MIN_CORRECT:
         problems.append(f"{len(correct)} correct variant(s) in {_shown(kata.folder / 'correct')}/, "
