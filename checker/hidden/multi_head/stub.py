@@ -78,7 +78,7 @@ def multi_head_attention(x, w_q, w_k, w_v, w_o, n_heads, causal=True):
     Raises:
         ValueError: d_model % n_heads != 0, with a message that says so.
 
-    Example (the A/B/C tokens, identity weights, one head: the single-head example of the seeds):
+    Example (the A/B/C tokens, identity weights, one head: the design card's single-head worked example):
         >>> x = np.array([[[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]])
         >>> eye = np.eye(2)
         >>> multi_head_attention(x, eye, eye, eye, eye, n_heads=1).round(3)
