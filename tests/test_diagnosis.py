@@ -101,7 +101,8 @@ def test_printing_too_much_is_not_called_an_exception(tmp_path):
 
 
 def test_the_nan_tracer_traces_the_failing_call_itself():
-    from checker.proxy import Session
+    from checker.proxy import SandboxSession
+    from checker.testkit import Failure, call_text
 
     traced = []
 
@@ -110,7 +111,7 @@ def test_the_nan_tracer_traces_the_failing_call_itself():
             traced.append(call[0])
             return None
 
-    session = Session(FakeSandbox(), "katas/02_softmax.py")
+    session = SandboxSession(FakeSandbox(), "katas/02_softmax.py", call_text, Failure)
     session.nonfinite_calls = [("softmax(x (2, 3))", ("first", (), {}, None)),
                                ("softmax(x (4, 5))", ("second", (), {}, None))]
     session.trace_nonfinite("softmax(x (4, 5)) returned NaN")
