@@ -199,8 +199,8 @@ def close(got, want, rtol, atol):
 
 def numbers_apart(got, want, digits=4):
     """got and want as text, with as many digits as it takes to tell them apart (never `0.01072` twice)."""
-    for places in range(digits, 18):
-        a, b = f"{got:.{places}g}", f"{want:.{places}g}"
+    for places in range(digits, 18):  # `#` keeps trailing zeros: 0.02690 against 0.02693, never 0.0269
+        a, b = f"{got:#.{places}g}", f"{want:#.{places}g}"
         if a != b:
             break
     return a, b
@@ -335,7 +335,10 @@ def _where_wrong(bad, axes):
         wrong = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(bad.shape[axis], -1).any(axis=1))
         if 0 < len(wrong) < bad.shape[axis]:
             shown = ", ".join(str(int(i)) for i in wrong[:6]) + (", ..." if len(wrong) > 6 else "")
-            return f"only {_axis_name(axes, axis)} {shown} of 0-{bad.shape[axis] - 1} differ"
+            if axes and axis < len(axes):
+                return f"only {axes[axis]} {shown} of 0-{bad.shape[axis] - 1} differ" + ("s" if len(wrong) == 1 else "")
+            which = f"index {shown} differs" if len(wrong) == 1 else f"indices {shown} differ"
+            return f"along axis {axis}, only {which} (of 0-{bad.shape[axis] - 1})"
     return ""
 
 

@@ -43,17 +43,22 @@ def _right(kata, ref, x):
 # --- shape first ---------------------------------------------------------------------------------
 
 def test_shape_and_dtype(kata, ref, rng):
-    x = rng.normal(size=(3, 5))
-    got, want, call = _run(kata, ref, x)
-    if got.shape != want.shape:
-        raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: softmax keeps the shape")
-    expect_float(got, call)
+    for shape in ((3, 5), (1, 4)):  # a size-1 axis stays: np.squeeze would drop it
+        x = rng.normal(size=shape)
+        got, want, call = _run(kata, ref, x)
+        if got.shape != want.shape:
+            raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: softmax keeps the shape, "
+                          "size-1 axes included")
+        expect_float(got, call)
 
 
 def test_values(kata, ref, rng):
     x = rng.normal(size=(2, 3, 5)) * 3
     got, want, call = _run(kata, ref, x)
     _compare(got, want, call, x)
+    x = rng.normal(size=(2, 1, 5))  # axis 1 has one element: each slice is that element alone, weight 1
+    got, want, call = _run(kata, ref, x, 1)
+    _compare(got, want, call, x, 1, why="a slice of one number gives it weight 1; a size-1 axis stays")
 
 
 def test_one_dimensional(kata, ref, rng):
