@@ -397,3 +397,23 @@ def describe_difference(got, want, rtol, atol, axes=None):
     if moved:
         return moved
     return where
+
+
+# --- naming k.T on a batch from the error it raises ------------------------------------------------
+
+def full_transpose_error(message, q_shape, k_shape):
+    """True when `message` is what q @ k.T (or np.dot(q, k.T)) raises for a batched k of `k_shape`: k.T
+    reverses every axis, so the product meets k's axis 1 where the d channels of q belong (np.matmul's
+    or np.dot's shape message)."""
+    if len(k_shape) < 3 or k_shape[1] == q_shape[-1]:
+        return False
+    d, wrong = q_shape[-1], k_shape[1]
+    return (f"size {wrong} is different from {d}" in message or
+            f"{d} (dim {len(q_shape) - 1}) != {wrong} (dim {len(k_shape) - 2})" in message)
+
+
+def full_transpose_failure(call, error, k_shape, keys="k"):
+    """The Failure naming batch-transpose for a learner's error recognised by `full_transpose_error`."""
+    return Failure(f"{call} raised {error}: {keys} has shape {tuple(k_shape)}, and {keys}.T reverses every axis "
+                   f"({tuple(k_shape)[::-1]}), not just the last two; use np.swapaxes({keys}, -1, -2) (or "
+                   f"{keys}.transpose(..., -1, -2)) for the keys' transpose", "batch-transpose", exact=True)

@@ -11,9 +11,11 @@ and in the one test that chains the two.
 import numpy as np
 
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.sandbox import LearnerError
 from checker.testkit import weight
 from checker.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
-    expect_precision, expect_unchanged, first_difference, numbers_apart, show, tolerance
+    expect_precision, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
+    numbers_apart, show, tolerance
 
 API = {"causal_mask": ("n_q", "n_k"), "attention": ("q", "k", "v", "mask")}
 SOFTMAX_OF_VISIBLE = "the weights are the softmax of q . k / sqrt(d_k) over each query's visible keys"
@@ -59,6 +61,16 @@ def _compare_mask(got, want, call, n_q, n_k, why="queries are the LAST n_q posit
     raise Failure(f"{detail}: {why}")
 
 
+def _learner(function, call, q, k, *args):
+    """function(q, k, *args) run by the learner; the shape error of a batched k.T is named, not left a crash."""
+    try:
+        return function(q, k, *args)
+    except LearnerError as error:
+        if error.not_implemented or not full_transpose_error(error.message, np.shape(q), np.shape(k)):
+            raise
+        raise full_transpose_failure(call, error, np.shape(k)) from None
+
+
 def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
     """The learner's (out, weights), the right ones (from float64, with `right_mask` if the mask given
     is the learner's own), and the call as text."""
@@ -67,7 +79,7 @@ def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
                          **({} if mask is None else {"mask": np.asarray(mask)}))
     else:
         call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v))[:-1] + f", {mask_text})"
-    got = kata.attention(q, k, v) if mask is None else kata.attention(q, k, v, mask)
+    got = _learner(kata.attention, call, q, k, v, *(() if mask is None else (mask,)))
     out, weights = as_pair(got, call)
     q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
     want = ref.attention(q64, k64, v64, mask if right_mask is None else right_mask)
@@ -323,6 +335,21 @@ def _right(kata, ref, scores, k, v, mask):
     return all(g.shape == r.shape and close(g, r, *tolerance(g, q, k, v)).all() for g, r in zip(got, right))
 
 
+def _softmax_without_shift(kata, ref, noise, k, v, call, text):
+    """no-max-shift when the learner is wrong with every key visible and real scores near -1e5 (exp underflows
+    to 0 for every key) and near +1e3 (exp overflows); a softmax wrong only below is left to the other tests."""
+    every = np.ones(noise.shape[-2:], bool)
+    if _right(kata, ref, noise - 1e5, k, v, every):
+        return
+    if not _right(kata, ref, noise + 1e3, k, v, every):
+        raise Failure(f"{call}: {text}; with no key blocked it is wrong too when the real scores are near -1e5 or "
+                      "near +1e3, and right when they are ordinary: exp(score) underflows to 0 (or overflows to "
+                      "inf) without the max shift; subtract each row's maximum score before np.exp",
+                      "no-max-shift", exact=True)
+    raise Failure(f"{call}: {text}; with no key blocked it is wrong too when every real score is near -1e5: the "
+                  "softmax loses slices of only large negative scores; subtract each row's own maximum")
+
+
 @bug("fill-too-shallow")
 def test_mask_wins_over_large_scores(kata, ref, rng):
     mask = ref.causal_mask(3, 5)
@@ -336,11 +363,13 @@ def test_mask_wins_over_large_scores(kata, ref, rng):
             not close(weights, want[1], *tolerance(weights, q, k, v)).all() and _right(kata, ref, noise, k, v, mask):
         # With ordinary scores the mask works. A finite fill shows either as weight on blocked keys, or,
         # when blocked weights are zeroed afterwards, as rows that lose to keys scoring just below the
-        # visible ones (where masking after a renormalised softmax still works).
+        # visible ones (where masking after a renormalised softmax still works). With no key blocked a finite
+        # fill is never used: code that fails there too has a softmax that cannot take the scores' size.
+        allowed = np.broadcast_to(mask, weights.shape)
+        text, _ = _explain(weights, want[1], allowed, *tolerance(weights, q, k, v))
+        _softmax_without_shift(kata, ref, noise, k, v, call, text)
         leaked = (weights[..., ~mask] != 0).any()
         if leaked or not _right(kata, ref, np.where(mask, -1e5, -1e5 - 50) + noise, k, v, mask):
-            allowed = np.broadcast_to(mask, weights.shape)
-            text, _ = _explain(weights, want[1], allowed, *tolerance(weights, q, k, v))
             raise Failure(f"{call}: {text}, although with ordinary scores the mask works: the fill is finite, "
                           "and real scores go below it", "fill-too-shallow", exact=True,
                           picture=_picture(weights, want[1], allowed, *tolerance(weights, q, k, v)))
@@ -397,6 +426,6 @@ def test_inputs_unchanged(kata, ref, rng):
               "causal_mask(4) & padding"))
     for q_shape, k_shape, v_shape, dtype, mask, mask_text in cases:
         q, k, v = (rng.normal(size=shape).astype(dtype) for shape in (q_shape, k_shape, v_shape))
-        _, after = kata.attention.keeping_args(q.copy(), k.copy(), v.copy(), mask.copy())
         call = call_text("attention", q=q, k=k, v=v)[:-1] + f", {mask_text})"
+        _, after = _learner(kata.attention.keeping_args, call, q.copy(), k.copy(), v.copy(), mask.copy())
         expect_unchanged(call, {"q": q, "k": k, "v": v, "mask": mask}, after, "mutates-input")

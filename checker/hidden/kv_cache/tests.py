@@ -19,7 +19,8 @@ from checker.proxy import LearnerObject
 from checker.sandbox import LearnerError
 from checker.testkit import weight
 from checker.testkit import Failure, Suspects, as_pair, bug, close, describe_difference, expect_float, \
-    expect_precision, expect_unchanged, first_difference, numbers_apart, one_array, show, tolerance
+    expect_precision, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
+    numbers_apart, one_array, show, tolerance
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o")
@@ -71,6 +72,21 @@ def _seed(cache, plan):
     cache.append(split_heads(part @ w_k, plan.n_heads), split_heads(part @ w_v, plan.n_heads))
 
 
+def _attend(function, call, x, n, n_heads, *args):
+    """function(x, *args) run by the learner; the shape error of k.T on the n cached keys, split into heads
+    (b, h, n, d_head) or taken a head at a time (b, n, d_head), is named, not left a crash."""
+    try:
+        return function(x, *args)
+    except LearnerError as error:
+        b, t, d_model = np.shape(x)
+        if not error.not_implemented and d_model % n_heads == 0:
+            d_head = d_model // n_heads
+            for queries, keys in (((b, n_heads, t, d_head), (b, n_heads, n, d_head)), ((b, t, d_head), (b, n, d_head))):
+                if full_transpose_error(error.message, queries, keys):
+                    raise full_transpose_failure(call, error, keys, "k_all") from None
+        raise
+
+
 def _call(kata, cache, plan, index):
     """The learner's output for the plan's call `index`, and len(cache) after it."""
     start, t = list(plan.starts())[index]
@@ -78,7 +94,8 @@ def _call(kata, cache, plan, index):
     b, _, d_model = plan.x.shape
     call = (f"cached_attention(x {part.shape}, cache holding {_positions(start)}, "
             f"{', '.join(WEIGHT_NAMES)}, n_heads={plan.n_heads})")
-    got = one_array(kata.cached_attention(part, cache, *plan.weights[index], plan.n_heads), call)
+    got = one_array(_attend(kata.cached_attention, call, part, start + t, plan.n_heads, cache, *plan.weights[index],
+                            plan.n_heads), call)
     if got.shape != (b, t, d_model):
         raise Failure(f"{call} returned shape {got.shape}, expected {(b, t, d_model)}: one output row per new "
                       "token, (b, t, d_model)")

@@ -6,10 +6,12 @@ softmax, a masking), so the bugs of katas 01-04 that a cached decode can show ke
 """
 
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
 from checker.hidden.causal_mask import variants as pieces
+from checker.hidden.multi_head import variants as heads
 from checker.hidden.multi_head.variants import by_d_model, merge_heads, split_heads
 from checker.hidden.scores import variants as scale
 from checker.testkit import variant, variants_in
@@ -71,29 +73,34 @@ def _bottom_right(t, past):
 
 
 def _replay(plan, visible=_bottom_right, keeps_past=True, recomputes=False, divisor=scale.right_divisor,
-            masking=pieces.fill_guarded, softmax=pieces.softmax, product=scale.right_product):
+            masking=pieces.fill_guarded, softmax=pieces.softmax, product=scale.right_product,
+            split=split_heads, merge=merge_heads, weights_of=lambda call: call, project=True):
     """The outputs (b, sum(chunks), d_model) of the plan's calls, one step of the cache swapped for a buggy one.
 
     keeps_past: True, the cache keeps every position; False, each call sees only its own tokens;
     "previous", the cache holds only the chunk before (what a cache that keeps just the last chunk gives).
+    split, merge, weights_of (a call's four weights as the code uses them) and project are kata 04's steps:
+    they act on the calls, not on the seeded positions, which the caller appended itself.
     """
     x, h = plan.x, plan.n_heads
     _, w_k, w_v, _ = plan.weights[0]
     k_cache, v_cache = split_heads(x[:, :plan.seeded] @ w_k, h), split_heads(x[:, :plan.seeded] @ w_v, h)  # (b, h, s, d_head)
     outputs = []
-    for (start, t), (w_q, w_k, w_v, w_o) in zip(plan.starts(), plan.weights):
+    for (start, t), call in zip(plan.starts(), plan.weights):
+        w_q, w_k, w_v, w_o = weights_of(call)
         new = x[:, start:start + t]  # (b, t, d_model)
         if recomputes:
             k_cache, v_cache = split_heads(x[:, :start] @ w_k, h), split_heads(x[:, :start] @ w_v, h)
         if not keeps_past:
             k_cache, v_cache = k_cache[:, :, :0], v_cache[:, :, :0]
         past = k_cache.shape[2]
-        k_all = np.concatenate([k_cache, split_heads(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
-        v_all = np.concatenate([v_cache, split_heads(new @ w_v, h)], axis=2)
-        q = split_heads(new @ w_q, h)  # (b, h, t, d_head)
+        k_all = np.concatenate([k_cache, split(new @ w_k, h)], axis=2)  # (b, h, past + t, d_head)
+        v_all = np.concatenate([v_cache, split(new @ w_v, h)], axis=2)
+        q = split(new @ w_q, h)  # (b, h, t, d_head)
         scores = pieces.scores(q, k_all, divisor, product)  # (b, h, t, past + t)
         weights = masking(scores, visible(t, past), softmax)
-        outputs.append(merge_heads(weights @ v_all) @ w_o)  # (b, t, d_model)
+        merged = merge(weights @ v_all)  # (b, t, d_model)
+        outputs.append(merged @ w_o if project else merged)
         k_cache, v_cache = (k_all, v_all) if keeps_past != "previous" else (k_all[:, :, past:], v_all[:, :, past:])
     return np.concatenate(outputs, axis=1)
 
@@ -214,16 +221,100 @@ FROM_EARLIER_KATAS = (
     + [_built(s.variant_of, s.__doc__, softmax=s) for s in pieces.BUGGY_SOFTMAXES])
 
 
+# the bugs of kata 04 that a cached call can show (split_heads and merge_heads are given, but may be edited):
+# its own split and merge variants, the merged heads without W_O, and weights used as (out, in) matrices. A
+# split or merge by reshape is right on a decode step (t = 1): only a call with t > 1 shows it.
+FROM_KATA_04 = (
+    [_built(f.variant_of, f.__doc__, split=f) for f in heads.SPLIT_VARIANTS]
+    + [_built(f.variant_of, f.__doc__, merge=f) for f in heads.MERGE_VARIANTS]
+    + [_built("reshape-without-transpose", heads._mha_reshape_both_ways.__doc__, split=heads._split_by_reshape,
+              merge=heads._merge_by_reshape),
+       _built("heads-interleaved", heads._mha_strided_both_ways.__doc__, split=heads._split_strided,
+              merge=heads._merge_strided),
+       _built("missing-output-projection", heads._mha_without_w_o.__doc__, project=False)])
+
+
+def _transposing(which):
+    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
+    names = ("w_q", "w_k", "w_v", "w_o")
+
+    def flipped(call):
+        return tuple(w.T if name in which else w for name, w in zip(names, call))
+
+    return _built("weight-orientation", f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is "
+                  "(in, out): x @ W", weights_of=flipped)
+
+
+TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
+                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
+
+
 @variant("cache-wrong-axis", of="append")
 def _along_heads(chunks):
     """the new positions were appended along axis 1, the heads; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=1)
 
 
+# the bugs of kata 04 that a cached call can show (split_heads and merge_heads are given, but may be edited):
+# its own split and merge variants, the merged heads without W_O, and weights used as (out, in) matrices. A
+# split or merge by reshape is right on a decode step (t = 1): only a call with t > 1 shows it.
+FROM_KATA_04 = (
+    [_built(f.variant_of, f.__doc__, split=f) for f in heads.SPLIT_VARIANTS]
+    + [_built(f.variant_of, f.__doc__, merge=f) for f in heads.MERGE_VARIANTS]
+    + [_built("reshape-without-transpose", heads._mha_reshape_both_ways.__doc__, split=heads._split_by_reshape,
+              merge=heads._merge_by_reshape),
+       _built("heads-interleaved", heads._mha_strided_both_ways.__doc__, split=heads._split_strided,
+              merge=heads._merge_strided),
+       _built("missing-output-projection", heads._mha_without_w_o.__doc__, project=False)])
+
+
+def _transposing(which):
+    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
+    names = ("w_q", "w_k", "w_v", "w_o")
+
+    def flipped(call):
+        return tuple(w.T if name in which else w for name, w in zip(names, call))
+
+    return _built("weight-orientation", f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is "
+                  "(in, out): x @ W", weights_of=flipped)
+
+
+TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
+                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
+
+
 @variant("cache-wrong-axis", of="append")
 def _along_batch(chunks):
     """the new positions were appended along axis 0, the batch; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=0)
+
+
+# the bugs of kata 04 that a cached call can show (split_heads and merge_heads are given, but may be edited):
+# its own split and merge variants, the merged heads without W_O, and weights used as (out, in) matrices. A
+# split or merge by reshape is right on a decode step (t = 1): only a call with t > 1 shows it.
+FROM_KATA_04 = (
+    [_built(f.variant_of, f.__doc__, split=f) for f in heads.SPLIT_VARIANTS]
+    + [_built(f.variant_of, f.__doc__, merge=f) for f in heads.MERGE_VARIANTS]
+    + [_built("reshape-without-transpose", heads._mha_reshape_both_ways.__doc__, split=heads._split_by_reshape,
+              merge=heads._merge_by_reshape),
+       _built("heads-interleaved", heads._mha_strided_both_ways.__doc__, split=heads._split_strided,
+              merge=heads._merge_strided),
+       _built("missing-output-projection", heads._mha_without_w_o.__doc__, project=False)])
+
+
+def _transposing(which):
+    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
+    names = ("w_q", "w_k", "w_v", "w_o")
+
+    def flipped(call):
+        return tuple(w.T if name in which else w for name, w in zip(names, call))
+
+    return _built("weight-orientation", f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is "
+                  "(in, out): x @ W", weights_of=flipped)
+
+
+TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
+                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
 
 
 @variant("cache-wrong-axis", of="append")
