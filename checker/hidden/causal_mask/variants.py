@@ -33,6 +33,17 @@ def _mask_without_diagonal(n_q, n_k=None):
     return _tri(n_q, _n_k(n_q, n_k), _n_k(n_q, n_k) - n_q - 1)
 
 
+@variant("mask-blocks-diagonal", of="mask")
+def _mask_without_diagonal_first_kept(n_q, n_k=None):
+    """the diagonal is blocked (triu(k=0) taken as the blocked part), and only the query left with no key
+    (blocked[0, 0] = False) got its own key back: every query must see its own key"""
+    n_k = _n_k(n_q, n_k)
+    allowed, right = _mask_without_diagonal(n_q, n_k), right_mask(n_q, n_k)
+    empty = ~allowed.any(axis=-1) & right.any(axis=-1)  # rows the blocked diagonal left without a key
+    allowed[empty, n_k - n_q + np.flatnonzero(empty)] = True  # each gets its own key back
+    return allowed
+
+
 @variant("mask-flipped", of="mask")
 def _mask_upper(n_q, n_k=None):
     """the upper triangle is kept, so each query sees the FUTURE and not the past (triu, not tril)"""

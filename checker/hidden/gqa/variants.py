@@ -82,6 +82,14 @@ def strict(n_q, n_k):
     return np.tril(np.ones((n_q, n_k), dtype=bool), k=n_k - n_q - 1)  # (n_q, n_k)
 
 
+def strict_first_kept(n_q, n_k):
+    """strict, with the query it leaves without a key given its own key back (blocked[0, 0] = False)."""
+    allowed, right = strict(n_q, n_k), bottom_right(n_q, n_k)
+    empty = ~allowed.any(axis=-1) & right.any(axis=-1)  # (n_q,): rows the blocked diagonal left without a key
+    allowed[empty, n_k - n_q + np.flatnonzero(empty)] = True
+    return allowed
+
+
 def future_only(n_q, n_k):
     """The mask read the wrong way round: query t sees the keys after its position only."""
     return ~bottom_right(n_q, n_k)  # (n_q, n_k)
@@ -177,6 +185,14 @@ def _diagonal_zero(q, k, v, causal=True):
 @variant("mask-blocks-diagonal")
 def _diagonal_finite_fill(q, k, v, causal=True):
     return _blocks_diagonal(q, k, v, causal, fill=-1e9)
+
+
+@variant("mask-blocks-diagonal")
+def _diagonal_first_kept(q, k, v, causal=True):
+    """the mask blocked each query's own position (j < n_k - n_q + t, or triu(k=0) taken as the blocked part),
+    and only the query left with no key (blocked[0, 0] = False) got its own key back: query t must see keys 0
+    to n_k - n_q + t, itself included"""
+    return _attention(q, k, v, causal, mask=strict_first_kept)
 
 
 INVERTED = ("the mask was read the wrong way round (np.where(mask, -inf, scores) with True for the keys a query "
