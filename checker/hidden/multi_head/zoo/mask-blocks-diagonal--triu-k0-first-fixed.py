@@ -1,3 +1,5 @@
+"""Bug: triu(k=0) taken as the blocked part, then blocked[0, 0] = False so token 0 sees something: every later
+token still misses its own key."""
 import numpy as np
 
 def split_heads(x, n_heads):

@@ -1,3 +1,4 @@
+"""Folds the 1/sqrt(d_head) scale into the caller's w_q (w_q *= ...): right numbers, the caller's w_q changed."""
 import numpy as np
 
 def split_heads(x, n_heads):
