@@ -279,7 +279,8 @@ def test_rows_sum_to_one(kata, ref, rng):
 
 @bug("mask-arithmetic")
 def test_blocked_keys_get_zero(kata, ref, rng):
-    q, k, v = rng.normal(size=(2, 2, 3, 4)), rng.normal(size=(2, 2, 4, 4)), rng.normal(size=(2, 2, 4, 3))
+    # n_q=3, n_k=4, d_k=5, d_v=2: no two sizes equal, so a scale by the wrong one is told apart
+    q, k, v = rng.normal(size=(2, 2, 3, 5)), rng.normal(size=(2, 2, 4, 5)), rng.normal(size=(2, 2, 4, 2))
     mask = ref.causal_mask(3, 4)
     result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(3, 4)")
     _compare(result, want, call, q, k, v, mask, why="a blocked key gets weight exactly 0")
@@ -301,14 +302,14 @@ def test_true_means_may_attend(kata, ref, rng):
 
 @bug("softmax-wrong-axis")
 def test_softmax_over_keys(kata, ref, rng):
-    q, k, v = rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 2))
+    q, k, v = rng.normal(size=(3, 2, 4)), rng.normal(size=(3, 5, 4)), rng.normal(size=(3, 5, 3))  # d_v != n_q
     result, want, call = _run(kata, ref, q, k, v)
     _compare(result, want, call, q, k, v, None)
 
 
 @bug("full-row-nan")
 def test_no_visible_key_gives_zeros(kata, ref, rng):
-    q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 2, 4))
+    q, k, v = rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 2, 3))
     mask = ref.causal_mask(5, 2)  # queries 0-2 come before every key
     result, want, call = _run(kata, ref, q, k, v, mask, "causal_mask(5, 2)")
     _compare(result, want, call, q, k, v, mask, why="a query with no visible key gets zero weights and output")
@@ -381,7 +382,7 @@ def test_rows_far_apart(kata, ref, rng):
     # real scores near +800, 0 and -800 in three rows: exp overflows without each row's own shift, a row far
     # below the top one underflows when the whole table's maximum is subtracted, an all-negative row when
     # the maximum is floored at 0
-    k, v = rng.normal(size=(2, 5, 6)), rng.normal(size=(2, 5, 3))
+    k, v = rng.normal(size=(2, 5, 6)), rng.normal(size=(2, 5, 4))  # n_q=3, n_k=5, d_k=6, d_v=4
     q = _queries_for(np.array([[800.0], [0.0], [-800.0]]) + rng.normal(size=(2, 3, 5)), k)
     result, want, call = _run(kata, ref, q, k, v)
     _compare(result, want, call + " with real scores near +800, 0 and -800 in queries 0, 1 and 2", q, k, v, None,
