@@ -335,10 +335,14 @@ def _where_wrong(bad, axes):
         wrong = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(bad.shape[axis], -1).any(axis=1))
         if 0 < len(wrong) < bad.shape[axis]:
             shown = ", ".join(str(int(i)) for i in wrong[:6]) + (", ..." if len(wrong) > 6 else "")
+            size = bad.shape[axis]
+            if len(wrong) == 1:  # `only example 0 (of 2) differs`: one index, and how many there are
+                name = axes[axis] if axes and axis < len(axes) else "index"
+                where = "" if axes and axis < len(axes) else f"along axis {axis}, "
+                return f"{where}only {name} {shown} (of {size}) differs"
             if axes and axis < len(axes):
-                return f"only {axes[axis]} {shown} of 0-{bad.shape[axis] - 1} differ" + ("s" if len(wrong) == 1 else "")
-            which = f"index {shown} differs" if len(wrong) == 1 else f"indices {shown} differ"
-            return f"along axis {axis}, only {which} (of 0-{bad.shape[axis] - 1})"
+                return f"only {axes[axis]} {shown} (of 0-{size - 1}) differ"
+            return f"along axis {axis}, only indices {shown} (of 0-{size - 1}) differ"
     return ""
 
 
