@@ -255,66 +255,10 @@ def _along_heads(chunks):
     return np.concatenate(chunks, axis=1)
 
 
-# the bugs of kata 04 that a cached call can show (split_heads and merge_heads are given, but may be edited):
-# its own split and merge variants, the merged heads without W_O, and weights used as (out, in) matrices. A
-# split or merge by reshape is right on a decode step (t = 1): only a call with t > 1 shows it.
-FROM_KATA_04 = (
-    [_built(f.variant_of, f.__doc__, split=f) for f in heads.SPLIT_VARIANTS]
-    + [_built(f.variant_of, f.__doc__, merge=f) for f in heads.MERGE_VARIANTS]
-    + [_built("reshape-without-transpose", heads._mha_reshape_both_ways.__doc__, split=heads._split_by_reshape,
-              merge=heads._merge_by_reshape),
-       _built("heads-interleaved", heads._mha_strided_both_ways.__doc__, split=heads._split_strided,
-              merge=heads._merge_strided),
-       _built("missing-output-projection", heads._mha_without_w_o.__doc__, project=False)])
-
-
-def _transposing(which):
-    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
-    names = ("w_q", "w_k", "w_v", "w_o")
-
-    def flipped(call):
-        return tuple(w.T if name in which else w for name, w in zip(names, call))
-
-    return _built("weight-orientation", f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is "
-                  "(in, out): x @ W", weights_of=flipped)
-
-
-TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
-                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
-
-
 @variant("cache-wrong-axis", of="append")
 def _along_batch(chunks):
     """the new positions were appended along axis 0, the batch; positions are axis 2 of (b, h, n, d_head)"""
     return np.concatenate(chunks, axis=0)
-
-
-# the bugs of kata 04 that a cached call can show (split_heads and merge_heads are given, but may be edited):
-# its own split and merge variants, the merged heads without W_O, and weights used as (out, in) matrices. A
-# split or merge by reshape is right on a decode step (t = 1): only a call with t > 1 shows it.
-FROM_KATA_04 = (
-    [_built(f.variant_of, f.__doc__, split=f) for f in heads.SPLIT_VARIANTS]
-    + [_built(f.variant_of, f.__doc__, merge=f) for f in heads.MERGE_VARIANTS]
-    + [_built("reshape-without-transpose", heads._mha_reshape_both_ways.__doc__, split=heads._split_by_reshape,
-              merge=heads._merge_by_reshape),
-       _built("heads-interleaved", heads._mha_strided_both_ways.__doc__, split=heads._split_strided,
-              merge=heads._merge_strided),
-       _built("missing-output-projection", heads._mha_without_w_o.__doc__, project=False)])
-
-
-def _transposing(which):
-    """What code computes that uses the weights named in `which` as (out, in) matrices: x @ W.T."""
-    names = ("w_q", "w_k", "w_v", "w_o")
-
-    def flipped(call):
-        return tuple(w.T if name in which else w for name, w in zip(names, call))
-
-    return _built("weight-orientation", f"{' and '.join(which)} used as x @ W.T, an (out, in) matrix; here W is "
-                  "(in, out): x @ W", weights_of=flipped)
-
-
-TRANSPOSED_WEIGHTS = [_transposing(which) for size in (4, 3, 2, 1)
-                      for which in combinations(("w_q", "w_k", "w_v", "w_o"), size)]
 
 
 @variant("cache-wrong-axis", of="append")
