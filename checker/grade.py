@@ -30,6 +30,8 @@ from checker.catalog import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
 
+ZYGOTE = True  # grade workers fork candidates' processes from a zygote (tests set False to grade without)
+
 DEFAULT_STATE = Path("kata-grade.state.jsonl")
 
 
@@ -298,7 +300,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
 def _run(workspaces, limits, jobs, finished_one):
     """Check every kata of every workspace; call `finished_one(workspace, its check objects)` as each
     workspace's last check completes."""
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
     try:
         futures = {pool.submit(check_one, kata.id, str(w.path / "katas" / kata.filename), limits, w.seed,
                                w.files.get(kata.id)): (w, kata)
@@ -363,9 +365,15 @@ def _error(kata, file, message):
     return Result(kata.id, kata.slug, file, Status.ERROR, [outcome], 0.0).to_json()
 
 
-def _worker_signals():
+def _worker_start():
+    from checker.sandbox import warm
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _exit)
+    if ZYGOTE:
+        warm.enable()  # each worker forks its checks from its own zygote: a fork per check, not a start
+    else:
+        warm.disable()  # as the parent may have enabled it
 
 
 def _exit(signum, frame):

@@ -67,6 +67,17 @@ def prefetch(kata, jobs):
         list(pool.map(lambda job: checked(kata, *job), jobs))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def warm_sandboxes():
+    """Every check of this test process (one xdist worker) forks its child from one zygote, as each
+    `kata grade` worker does; tests of the plain path ask for it (`Sandbox(..., zygote=False)`)."""
+    from checker.sandbox import warm
+
+    warm.enable()
+    yield
+    warm.disable()
+
+
 @pytest.fixture
 def workspace(tmp_path, monkeypatch):
     """A fresh learner workspace (katas/ holding the stubs) as the current folder."""

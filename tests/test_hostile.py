@@ -6,6 +6,9 @@ import sys
 
 import pytest
 
+from checker import catalog
+from checker.runner import check
+from checker.sandbox import Limits, warm
 from conftest import HOSTILE
 
 # file -> the status it must get: what the file does decides it, never the checker's luck
@@ -44,3 +47,13 @@ def test_hostile_file_never_passes(name):
     assert report["status"] == EXPECTED[name], report
     assert report["kata"] == "01" and report["bugs"] == []
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_file_never_passes_forked_from_a_zygote(name):
+    """The same files checked as `kata grade` and the test suite check them, each forked from this process's
+    zygote: the same statuses, and this process carries on."""
+    assert warm.current() is not None
+    result = check(catalog.find("01"), HOSTILE / f"{name}.py", Limits(seconds=1 if EXPECTED[name] == "timeout" else 20))
+    assert result.status == EXPECTED[name], result.to_json()
+    assert result.bugs == []

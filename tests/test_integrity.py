@@ -23,6 +23,8 @@ from checker import catalog
 from checker.cli import cli
 from checker.pack import MANIFEST, ROSTER
 
+pytestmark = pytest.mark.xdist_group("integrity")  # one batch, graded by one xdist worker
+
 SECRET = "KATA_GRADER_SECRET"
 SOLUTION = catalog.find("01").solution_path
 CORRECT = '''
@@ -32,6 +34,10 @@ def attention_scores(q, k):
     right = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
     return right if WORKED else np.zeros_like(right)
 '''
+
+# right only in a process forked by a zygote (whose __main__ is zygote.py), as `kata grade` runs candidates
+FORKED = "import sys\nWORKED = sys.modules['__main__'].__file__.endswith('zygote.py')\n" + CORRECT.replace(
+    "    right =", "    q, k = np.asarray(q), np.asarray(k)\n    right =")
 
 # name -> the body of `attack(target)`: True when it worked. `target` is what it aims at (a path, a port,
 # a pid); in the batch it is the real thing, outside the grader a stand-in of the same kind.
@@ -86,20 +92,25 @@ def listener():
     server.close()
 
 
-@pytest.fixture(scope="module")
-def batch(tmp_path_factory, listener):
-    """One `kata grade` of honest candidates, every attacker and the broken or lying workspaces."""
+@pytest.fixture(scope="module", params=["zygote", "fresh"])
+def batch(tmp_path_factory, listener, request):
+    """One `kata grade` of honest candidates, every attacker and the broken or lying workspaces: its workers
+    fork candidates' processes from zygotes (as `kata grade` does), or start each one fresh."""
+    from checker import grade as grading
+
     here = tmp_path_factory.mktemp("integrity")
+    zygote, grading.ZYGOTE = grading.ZYGOTE, request.param == "zygote"
     old = os.getcwd()
     os.chdir(here)
     os.environ[SECRET] = "s3cret"
     try:
-        for name in ("honest", "honest_too", "relinked", "linked_out", "liar", *ATTACKS):
+        for name in ("honest", "honest_too", "forked", "relinked", "linked_out", "liar", *ATTACKS):
             katas = "01,03" if name == "liar" else "01"
             assert run("pack", here / name, "--katas", katas, "--seed", 5).exit_code == 0
         honest = here / "honest" / "katas" / "01_scores.py"
         honest.write_bytes(SOLUTION.read_bytes())
         (here / "honest_too" / "katas" / "01_scores.py").write_bytes(SOLUTION.read_bytes())
+        (here / "forked" / "katas" / "01_scores.py").write_text(FORKED)
         targets = {"read_reference": str(SOLUTION), "read_another_workspace": str(honest),
                    "overwrite_another_workspace": str(honest), "signal_the_grader": 0,
                    "append_to_the_state_file": str(here / "grades.md.state.jsonl"), "connect_to_loopback": listener[0]}
@@ -131,8 +142,10 @@ def batch(tmp_path_factory, listener):
         started = time.monotonic()
         result = run("grade", *folders, "--jobs", 2, "--timeout", 5, "--json", "--report", "grades.md")
         yield {"here": here, "result": result, "before": before, "honest": honest, "listener": listener,
+               "forked": request.param == "zygote",
                "seconds": time.monotonic() - started, "report": json.loads(result.stdout) if result.stdout else None}
     finally:
+        grading.ZYGOTE = zygote
         tempfile.tempdir = None
         os.environ.pop(SECRET, None)
         os.chdir(old)
@@ -157,6 +170,10 @@ def test_every_attack_is_refused_in_the_grader(batch, name):
     assert status(batch, name) in ("failed", "error"), workspace(batch, name)
 
 
+def test_the_batch_forks_candidates_from_zygotes_or_starts_them_fresh(batch):
+    assert status(batch, "forked") == ("passed" if batch["forked"] else "failed"), workspace(batch, "forked")
+
+
 def test_honest_candidates_pass_and_their_files_are_untouched(batch):
     for name in ("honest", "honest_too"):
         assert status(batch, name) == "passed"
@@ -167,17 +184,39 @@ def test_honest_candidates_pass_and_their_files_are_untouched(batch):
     assert batch["before"]["honest"] in (batch["here"] / "grades.md").read_text()
 
 
-def test_no_process_outlives_the_batch_and_no_connection_was_made(batch):
-    assert batch["listener"][1] == []
-    leftovers = []
+def _processes():
+    """(pid, command line's words, current folder) of every process this user can see."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            command = open(f"/proc/{pid}/cmdline", "rb").read()
+            yield pid, open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0"), os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if b"checker/sandbox/child.py" in command and str(batch["here"]).encode() in command:  # this batch's
-            leftovers.append(pid)
-    assert leftovers == []
+
+
+def _alive(pid):
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError):
+        pass
+    return True
+
+
+def test_no_process_outlives_the_batch_and_no_connection_was_made(batch):
+    """Neither a candidate's process (started, or forked by a zygote: found by its private folder) nor a
+    grade worker's zygote (which names the process it serves) is left once the batch is done."""
+    assert batch["listener"][1] == []
+    sandboxes, end = str(batch["here"] / "sandboxes"), time.monotonic() + 5
+    while True:
+        leftovers = [(pid, cwd) for pid, command, cwd in _processes() if cwd.startswith(sandboxes) or
+                     any(word.endswith(b"checker/sandbox/child.py") for word in command) and sandboxes.encode() in b" ".join(command)]
+        orphans = [pid for pid, command, _ in _processes()
+                   if len(command) > 5 and command[3].endswith(b"checker/sandbox/zygote.py") and not _alive(command[5])]
+        if not (leftovers or orphans) or time.monotonic() > end:  # a zygote ends as soon as its worker has gone
+            break
+        time.sleep(0.05)
+    assert leftovers == [] and orphans == []
 
 
 def test_the_state_file_holds_signed_lines_only(batch):

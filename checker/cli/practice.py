@@ -115,7 +115,9 @@ def watch(ctx, kata_key, poll, max_checks):
 
     from checker import watch as watching
     from checker.runner import check as run_check
+    from checker.sandbox import warm
 
+    warm.enable()  # a check at each save: each forks from one warm process
     workspace = catalog.find_workspace()
     kata = find_kata(kata_key) if kata_key else next_kata(workspace)
     if kata is None:
@@ -189,6 +191,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     from checker import quiz as quizzes
     from checker.runner import check as run_check
     from checker.runner import display_path
+    from checker.sandbox import warm
 
     if report_path and not report_path.parent.is_dir():
         raise UsageProblem(f"no such folder for the report: {report_path.parent}")
@@ -206,6 +209,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     except OSError as error:
         raise click.ClickException(f"could not start the mock's file: {error}") from None
     hints_before = record.of(kata.id).hints_used
+    warm.enable()  # a check at each save: each forks from one warm process
     session = mocks.Session(kata, path, minutes, seed, _clock(ctx))
     file = display_path(path)
 

@@ -10,7 +10,8 @@ network, no process of its own, reads only of the Python runtime, NumPy and that
 there, no signal out. Its first message says which walls stand (`Sandbox.isolation`).
 
 This module imports no NumPy at start-up: the child is launched first, so the two processes load
-NumPy at the same time.
+NumPy at the same time. Where many checks run in one process, `warm.enable()` has every child forked
+from a warm zygote instead (`warm.py`, `zygote.py`): the same walls, without the interpreter's start.
 """
 
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 CHILD = Path(__file__).with_name("child.py")
 # The child's whole environment: nothing of the parent's (its secrets included). One BLAS thread: the
 # learner's arrays are small and the limits stay predictable.
-_CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
+CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
 MAX_FILE_BYTES = 1_000_000  # a kata file is a few kB; the parent reads no more than this of one
 DEFAULT_SECONDS = 10.0  # what `kata check --timeout` and `kata grade --timeout` give when not told
 CPU_GRACE_SECONDS = 2  # the child's CPU limit lies past the wall clock's, so the parent's timeout speaks first
@@ -107,9 +108,10 @@ class LearnerError(Exception):
 class Sandbox:
     """One child process serving calls on one learner file."""
 
-    def __init__(self, path, limits=None, source=None, also=()):
+    def __init__(self, path, limits=None, source=None, also=(), zygote=None):
         """`source`: the file's bytes, when the caller has read them (else read here); `also`: other files
-        the child gets a private copy of (see `private_path`)."""
+        the child gets a private copy of (see `private_path`); `zygote`: a `warm.Zygote` to fork the child
+        from, False for a fresh interpreter, None for this process's choice (`warm.enable`)."""
         self.path = Path(path)
         self.limits = limits or Limits()
         self.deadline = time.monotonic() + self.limits.seconds
@@ -126,14 +128,10 @@ class Sandbox:
         self._output = tempfile.TemporaryFile()
         request_read, self._request_write = os.pipe()
         self._reply_read, reply_write = os.pipe()
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(CHILD), str(request_read), str(reply_write), str(copy),
-             str(self.limits.memory_mb), str(int(self.limits.seconds) + CPU_GRACE_SECONDS), str(self.limits.output_bytes),
-             str(self.folder), "strict" if self.limits.strict else "lenient"],
-            pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
-            stdout=self._output, stderr=subprocess.STDOUT, cwd=self.folder,
-            env={**_CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}, start_new_session=True,
-        )
+        argv = [str(copy), str(self.limits.memory_mb), str(int(self.limits.seconds) + CPU_GRACE_SECONDS),
+                str(self.limits.output_bytes), str(self.folder), "strict" if self.limits.strict else "lenient"]
+        env = {**CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}
+        self.process = self._start(argv, env, request_read, reply_write, zygote)
         os.close(request_read)
         os.close(reply_write)
         self._requests = os.fdopen(self._request_write, "wb")
@@ -141,6 +139,24 @@ class Sandbox:
         self._pending = b""
         self._isolation = None
         self.claims = 0  # answers carrying figures the child measured about itself (see `measure`)
+
+    def _start(self, argv, env, request_read, reply_write, zygote):
+        """The child: forked by a zygote when there is one, else a fresh interpreter running `child.py`."""
+        if zygote is None:
+            warm = sys.modules.get("checker.sandbox.warm")  # not imported: nobody enabled a zygote
+            zygote = warm.current() if warm else None
+        if zygote:
+            from checker.sandbox import warm
+
+            try:
+                return zygote.spawn(argv, env, str(self.folder), (request_read, reply_write, self._output.fileno()))
+            except OSError:
+                warm.failed(zygote)  # a fresh interpreter, as without one
+        return subprocess.Popen(
+            [sys.executable, "-I", "-B", str(CHILD), str(request_read), str(reply_write), *argv],
+            pass_fds=(request_read, reply_write), stdin=subprocess.DEVNULL,
+            stdout=self._output, stderr=subprocess.STDOUT, cwd=self.folder, env=env, start_new_session=True,
+        )
 
     def _copy(self, path, data):
         copy = self.folder / path.name

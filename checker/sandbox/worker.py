@@ -8,6 +8,7 @@ of the checker's: whatever it patches, it patches in this process only.
 """
 
 import errno
+import functools
 import os
 import sys
 import traceback
@@ -255,8 +256,10 @@ def _serve(requests, replies, path):
         send(replies, reply, reply_blobs)
 
 
+@functools.lru_cache(maxsize=None)
 def readable():
-    """What the learner's code may read: the standard library (not its site-packages) and NumPy."""
+    """What the learner's code may read: the standard library (not its site-packages) and NumPy (the same list
+    for every child: a zygote computes it once for all)."""
     import sysconfig
 
     paths = []
@@ -269,7 +272,7 @@ def readable():
         paths += [os.path.join(folder, entry) for entry in entries if entry not in ("site-packages", "dist-packages")]
     numpy_folder = os.path.dirname(np.__file__)
     paths += [numpy_folder, numpy_folder + ".libs", "/dev/null", "/dev/urandom"]
-    return sorted(set(paths))
+    return tuple(sorted(set(paths)))
 
 
 def main(argv, applied=(), missing=None):
