@@ -4,13 +4,13 @@ The parent imports it as `checker.sandbox.wire`; the child, which imports no `ch
 `wire`, from beside `worker.py`. Standard library and NumPy only.
 
 Both ways: an 8-byte big-endian length, a JSON header of that length, then the arrays the header
-refers to, each as `.npy` bytes (never pickles: a result cannot run code in the parent). In a header,
-an array is {"a": i}, a tuple {"t": [...]}, a list {"l": [...]}, a learner object that cannot be
-sent is {"h": id}, a handle the parent can call methods on.
+refers to, each as its raw bytes in C order (never pickles: a result cannot run code in the parent). In a
+header, an array is {"a": i, "d": dtype, "s": shape}, a tuple {"t": [...]}, a list {"l": [...]}, a learner
+object that cannot be sent is {"h": id}, a handle the parent can call methods on.
 """
 
-import io
 import json
+import math
 import struct
 
 import numpy as np
@@ -30,10 +30,9 @@ def encode(value, blobs, register=None):
         array = np.asarray(value)
         if array.dtype.hasobject:
             raise TypeError(f"cannot send an array of dtype {array.dtype}")
-        buffer = io.BytesIO()
-        np.lib.format.write_array(buffer, array, allow_pickle=False)
-        blobs.append(buffer.getvalue())
-        return {"a": len(blobs) - 1}
+        blobs.append(np.ascontiguousarray(array).tobytes())
+        return {"a": len(blobs) - 1, "d": array.dtype.str if array.dtype.fields is None else array.dtype.descr,
+                "s": list(array.shape)}
     if isinstance(value, tuple):
         return {"t": [encode(item, blobs, register) for item in value]}
     if isinstance(value, list):
@@ -50,7 +49,7 @@ def decode(data, blobs, resolve=None):
     if not isinstance(data, dict):
         return data
     if "a" in data:
-        return np.lib.format.read_array(io.BytesIO(blobs[data["a"]]), allow_pickle=False)
+        return _array(blobs[data["a"]], data["d"], data["s"])
     if "t" in data:
         return tuple(decode(item, blobs, resolve) for item in data["t"])
     if "l" in data:
@@ -58,6 +57,16 @@ def decode(data, blobs, resolve=None):
     if "h" in data:
         return resolve(data["h"]) if resolve else Handle(data["h"])
     raise ValueError(f"unknown wire value {data!r}")
+
+
+def _array(blob, descr, shape):
+    """A writable array of `descr` and `shape` from exactly its bytes; ValueError for anything else."""
+    dtype = np.dtype(descr if isinstance(descr, str) else [tuple(field) for field in descr])
+    if dtype.hasobject or not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):
+        raise ValueError(f"not an array: {descr!r}, {shape!r}")
+    if len(blob) != dtype.itemsize * math.prod(shape):
+        raise ValueError(f"{len(blob)} bytes for an array {descr!r} of shape {shape}")
+    return np.frombuffer(blob, dtype).reshape(shape).copy()
 
 
 class Handle:
