@@ -241,7 +241,7 @@ def statuses(report):
 
 
 def test_grade_a_batch_with_hostile_submissions(batch, here):
-    result = run("grade", *EXPECTED, "--timeout", 3, "--jobs", 2, "--json", "--report", "grades.md")
+    result = run("grade", *EXPECTED, "--timeout", 2, "--jobs", 2, "--json", "--report", "grades.md")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)  # exactly one object, nothing else on stdout
     assert {"isolation", "workspaces"} <= set(report) and report["isolation"]["level"] == "full"

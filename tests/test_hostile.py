@@ -38,7 +38,7 @@ def test_every_hostile_file_has_an_expectation():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_hostile_file_never_passes(name):
-    limit = "1" if EXPECTED[name] == "timeout" else "20"  # short only where the file is meant to run out
+    limit = "0.5" if EXPECTED[name] == "timeout" else "20"  # short only where the file is meant to run out
     command = [sys.executable, "-m", "checker", "check", "01", "--file", str(HOSTILE / f"{name}.py"),
                "--json", "--timeout", limit]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
@@ -54,6 +54,6 @@ def test_hostile_file_never_passes_forked_from_a_zygote(name):
     """The same files checked as `kata grade` and the test suite check them, each forked from this process's
     zygote: the same statuses, and this process carries on."""
     assert warm.current() is not None
-    result = check(catalog.find("01"), HOSTILE / f"{name}.py", Limits(seconds=1 if EXPECTED[name] == "timeout" else 20))
+    result = check(catalog.find("01"), HOSTILE / f"{name}.py", Limits(seconds=0.5 if EXPECTED[name] == "timeout" else 20))
     assert result.status == EXPECTED[name], result.to_json()
     assert result.bugs == []
