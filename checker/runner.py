@@ -1,6 +1,7 @@
 """Check one learner file against one kata's hidden tests: the sandbox runs the learner's calls,
 the hidden tests compare here, and the outcome is a `Result`."""
 
+import functools
 import inspect
 import os
 import time
@@ -100,7 +101,7 @@ def run_test(test, name, fixtures, session):
 
     from checker.testkit import Failure  # imports NumPy, as above
 
-    wanted = inspect.signature(test).parameters
+    wanted = _parameters(test)
     session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
@@ -128,6 +129,12 @@ def run_test(test, name, fixtures, session):
             raise
         return TestOutcome(name, Status.FAILED, message=f"could not check the result: {type(error).__name__}: {error}")
     return TestOutcome(name, Status.PASSED)
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(test):
+    """The fixtures a hidden test asks for (its parameters): read once per test, not once per file checked."""
+    return tuple(inspect.signature(test).parameters)
 
 
 def _timeout_message(timeout, session):
