@@ -42,7 +42,9 @@ def main():
         "kata check 01 --file solutions/01_scores.py (every check runs)":
             [kata, "check", "01", "--file", "solutions/01_scores.py"],
     }
-    for path in sorted((ROOT / "solutions").glob("0[2-9]_*.py")):
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.py")):
+        if path.name.startswith("01_"):
+            continue  # timed above
         commands[f"kata check {path.name[:2]} --file solutions/{path.name} (every check runs)"] = \
             [kata, "check", path.name[:2], "--file", f"solutions/{path.name}"]
     median_seconds(commands, 1)  # warm the file cache
