@@ -11,6 +11,7 @@ The forked child walls itself in exactly as a started one does (the same `worker
 status, which the zygote sends on a pipe and keeps the zombie until the parent has read it.
 """
 
+import atexit
 import json
 import os
 import select
@@ -149,7 +150,7 @@ _lock = threading.Lock()
 _enabled = None  # the environment to start zygotes with, once enable() is called
 _zygote = None
 _failures = 0
-GIVE_UP_AFTER = 3  # zygotes that failed in a row: then this process starts its children plainly
+GIVE_UP_AFTER = 3  # zygotes that failed in this process: then it starts its children plainly
 
 
 def enable(env=None):
@@ -161,6 +162,8 @@ def enable(env=None):
 
         env = CHILD_ENV
     with _lock:
+        if _enabled is None:
+            atexit.register(disable)  # wait for the zygote at exit (without it, it ends at once on its own)
         _enabled = dict(env)
     current()
 
