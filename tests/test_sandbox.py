@@ -15,6 +15,8 @@ from checker.sandbox import CHILD_ENV, LearnerError, Limits, Sandbox, warm
 PATHS = {"fresh": False, "zygote": None}  # Sandbox(zygote=...): a fresh interpreter, or the session's zygote
 
 LEARNER = '''
+import os
+
 import numpy as np
 
 def project(x, w):
@@ -41,6 +43,16 @@ def table(n):
 def nan_maker(x):
     e = np.exp(x - x.max())
     return e / e.sum()
+
+def open_fds():
+    found = []
+    for fd in range(1024):
+        try:
+            os.fstat(fd)
+            found.append(fd)
+        except OSError:
+            pass
+    return len(found)
 
 def scale_in_place(x):
     x *= 2
@@ -88,6 +100,17 @@ def test_arguments_come_back_as_the_call_left_them(sandbox):
     x = np.ones(3)
     result, (after,) = sandbox.call("scale_in_place", (x,), return_args=True)
     assert after.tolist() == [2, 2, 2] and x.tolist() == [1, 1, 1]
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_a_child_holds_its_own_five_fds_only(tmp_path, path):
+    """stdin, its output, its request and reply pipes: not another child's pipes or output (one runs beside it),
+    none of the parent's or the zygote's files."""
+    (tmp_path / "learner.py").write_text(LEARNER)
+    with Sandbox(tmp_path / "learner.py", zygote=PATHS[path]) as first, \
+            Sandbox(tmp_path / "learner.py", zygote=PATHS[path]) as second:
+        assert first.load([]) == second.load([]) == []
+        assert first.call("open_fds") == second.call("open_fds") == 5
 
 
 def test_learner_errors_are_data(sandbox):

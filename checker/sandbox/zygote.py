@@ -62,8 +62,9 @@ def _become_child(control, argv, env, cwd, fds, others):
         os.environ.update(env)
         argv = [str(request), str(reply), *argv]  # as `child.py` is given them, with the fds it has here
         sys.argv = [os.path.join(_HERE, "child.py"), *argv]
-        for number in (signal.SIGCHLD, signal.SIGPIPE, signal.SIGINT, signal.SIGTERM):
+        for number in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a fresh interpreter: KeyboardInterrupt
         if "numpy.random" in sys.modules:  # a fresh process would draw its own global seed
             sys.modules["numpy.random"].seed()
         applied, missing = isolation.enter_namespaces()
