@@ -222,14 +222,20 @@ def test_a_forked_child_is_reaped_at_close_and_says_how_it_ended(tmp_path):
     assert box.process.returncode == 7 and _gone(box.process.pid)
 
 
-def test_a_zygote_that_ends_takes_its_children_with_it(tmp_path):
+@pytest.mark.parametrize("how", ["closed", "killed"])
+def test_a_zygote_that_ends_takes_its_children_with_it(tmp_path, how):
+    """Closed (as when the checking process dies: its end of the socket closes), or killed outright."""
     path = tmp_path / "learner.py"
     path.write_text("def wait():\n    while True:\n        pass\n")
     zygote = warm.Zygote(CHILD_ENV)
     box = Sandbox(path, Limits(seconds=20), zygote=zygote)
     try:
         box.load(["wait"])
-        zygote.close()  # as when the checking process dies: its end of the socket closes
+        if how == "closed":
+            zygote.close()
+        else:
+            zygote.process.kill()
+            zygote.process.wait()
         assert _gone(box.process.pid) and box.process.wait(timeout=5) == -9
     finally:
         box.close()

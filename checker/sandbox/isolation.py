@@ -27,7 +27,7 @@ FULL = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "l
         "landlock-scope", "seccomp")
 
 _SYSCALL_LANDLOCK = {"create": 444, "add_rule": 445, "restrict": 446}  # the same on every architecture
-_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, _PR_SET_PDEATHSIG = 38, 22, 2, 1
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_THREAD = 0x10000000, 0x40000000, 0x00010000
 
 # Landlock access rights, by the ABI that brought them
@@ -56,6 +56,12 @@ def enter_namespaces():
     if libc.unshare(_CLONE_NEWUSER) == 0:
         return ["user-namespace"], {"network-namespace": why}
     return [], {"user-namespace": why, "network-namespace": why}
+
+
+def die_with_parent():
+    """SIGKILL this process when its parent (a zygote that forked it) ends."""
+    if sys.platform == "linux":
+        _libc().prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
 
 
 def landlock_abi():

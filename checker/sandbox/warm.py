@@ -138,9 +138,15 @@ class Forked:
                 return None
             data = os.read(self._status, STATUS.size)
             os.close(self._status)
-            # nothing written: the zygote ended, and killed its children as it went
-            self.returncode = STATUS.unpack(data)[0] if len(data) == STATUS.size else -signal.SIGKILL
-            self._zygote.release(self.pid)
+            if len(data) == STATUS.size:
+                self.returncode = STATUS.unpack(data)[0]
+                self._zygote.release(self.pid)
+            else:  # the zygote ended without a word (killed?): make sure its child did too
+                try:
+                    os.killpg(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                self.returncode = -signal.SIGKILL
         return self.returncode
 
 

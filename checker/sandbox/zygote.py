@@ -42,10 +42,13 @@ def threads():
         return 1
 
 
-def _become_child(control, argv, env, cwd, fds, others):
+def _become_child(zygote, control, argv, env, cwd, fds, others):
     """In the forked process: the learner's process, as `child.py` would start it. Never returns."""
     try:
         os.setsid()  # its own process group: the parent kills it whole
+        isolation.die_with_parent()  # should the zygote die, so does the child (the parent kills it too)
+        if os.getppid() != zygote:
+            raise SystemExit(1)  # it died before that took hold
         request, reply, output, status = fds
         control.detach()
         for fd in others + [status]:
@@ -125,9 +128,10 @@ def serve(control):
         try:
             if len(fds) != 4 or threads() != 1:
                 raise OSError(f"{len(fds)} fds, {threads()} threads")
+            zygote = os.getpid()
             pid = os.fork()
             if pid == 0:
-                _become_child(control, request["argv"], request["env"], request["cwd"], fds, others)
+                _become_child(zygote, control, request["argv"], request["env"], request["cwd"], fds, others)
             running[os.pidfd_open(pid)] = (pid, fds[3])
             for fd in fds[:3]:
                 os.close(fd)
