@@ -20,6 +20,7 @@ do what they can and say what is missing.
 import ctypes
 import os
 import platform
+import stat
 import struct
 import sys
 
@@ -128,7 +129,7 @@ def _allow(libc, ruleset, path, rights):
     except OSError:
         return  # a path that is not there needs no rule
     try:
-        if not os.path.isdir(path):
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):  # the file opened, not a second look-up of its path
             rights &= _FILE_RIGHTS
         rule = ctypes.create_string_buffer(struct.pack("=Qi", rights, fd), 12)  # packed path_beneath_attr
         if libc.syscall(_SYSCALL_LANDLOCK["add_rule"], ruleset, ctypes.c_int(1), rule, ctypes.c_uint32(0)) != 0:
