@@ -37,18 +37,6 @@ def bug_of(path):
     return path.stem.split("--")[0]
 
 
-def per_kata(kata, *values, id=None):
-    """A pytest param of one kata's self-check: `pytest -k SLUG` picks it, and under xdist every
-    self-check of a kata runs in the same worker, which checks the kata's files once."""
-    return pytest.param(kata, *values, id=id or str(kata), marks=pytest.mark.xdist_group(kata.slug))
-
-
-def files_in(kind):
-    """(kata, path) for every file of one kind (ZOO, CORRECT, UNCATALOGUED) in every kata, as pytest params."""
-    return [per_kata(kata, path, id=f"{kata.slug}/{path.stem}")
-            for kata in catalog.all_katas() for path in kata.files(kind.kind)]
-
-
 @lru_cache(maxsize=None)
 def checked(kata, path, seed=DEFAULT_SEED):
     """The checker's result for one file (and seed), computed once per test session."""

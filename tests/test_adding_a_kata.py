@@ -16,7 +16,6 @@ import pytest
 
 from checker.catalog import ROOT
 
-pytestmark = pytest.mark.xdist_group("adding-a-kata")  # one copy of the project, its steps in order
 
 REFERENCE = '''\
 """Kata 99: a dot product (made up by the project's tests)."""

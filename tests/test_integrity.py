@@ -23,7 +23,6 @@ from checker import catalog
 from checker.cli import cli
 from checker.pack import MANIFEST, ROSTER
 
-pytestmark = pytest.mark.xdist_group("integrity")  # one batch, graded by one xdist worker
 
 SECRET = "KATA_GRADER_SECRET"
 SOLUTION = catalog.find("01").solution_path
