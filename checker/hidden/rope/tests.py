@@ -15,7 +15,7 @@ from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, ru
 from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
-    expect_precision, first_difference, one_array, tolerance
+    expect_precision, first_difference, full_transpose_error, full_transpose_failure, one_array, tolerance
 
 API = {"rope": ("x", "positions", "base"), "rope_attention": ("q", "k", "v", "base")}
 EPS32 = float(np.finfo(np.float32).eps)
@@ -216,26 +216,14 @@ def _attention_call(q, k, v):
     return call_text("rope_attention", q=q, k=k, v=v)
 
 
-def _reversed_axes_error(error, q, k):
-    """True when the learner's error is what q @ k.T raises on a batched k: k.T reverses every axis, so the
-    matmul meets k's axis 1 where the d channels belong (np.matmul's or np.dot's shape message)."""
-    if np.ndim(k) < 3 or np.shape(k)[1] == np.shape(q)[-1]:
-        return False
-    d, wrong = np.shape(q)[-1], np.shape(k)[1]
-    return (f"size {wrong} is different from {d}" in error.message or
-            f"{d} (dim {np.ndim(q) - 1}) != {wrong} (dim {np.ndim(k) - 2})" in error.message)
-
-
 def _learner(function, q, k, v, call):
     """function(q, k, v) run by the learner; a batched k.T's shape error is named, not left as a crash."""
     try:
         return function(q, k, v)
     except LearnerError as error:
-        if error.not_implemented or not _reversed_axes_error(error, q, k):
+        if error.not_implemented or not full_transpose_error(error.message, np.shape(q), np.shape(k)):
             raise
-        raise Failure(f"{call} raised {error}: k has shape {np.shape(k)}, and k.T reverses every axis "
-                      f"({np.shape(k)[::-1]}), not just the last two; use np.swapaxes(k, -1, -2) (or "
-                      "k.transpose(..., -1, -2)) for the keys' transpose", "batch-transpose") from None
+        raise full_transpose_failure(call, error, np.shape(k)) from None
 
 
 def _attention_tolerance(q, k, v):
