@@ -17,18 +17,9 @@ SITE = {plant.bug: plant.site for plant in plants.POOL}
 PAIRS = [pair for pair in itertools.combinations(plants.BY_BUG, 2) if SITE[pair[0]] != SITE[pair[1]]]
 
 
-class Decoder:
-    """A planted decoder loaded here, called as the hidden tests call the learner's module."""
-
-    def __init__(self, bugs):
-        namespace = {"__name__": "kata_planted_under_test"}
-        exec(compile(plants.source_with(bugs), "<planted>", "exec"), namespace)
-        self.__dict__.update(namespace)
-
-
 def _remaining(bugs, planted):
     with np.errstate(all="ignore"):  # the planted overflows are the point
-        return probes.remaining(Decoder(tuple(sorted(bugs))), tuple(sorted(planted)))
+        return probes.remaining(plants.module_with(tuple(sorted(bugs))), tuple(sorted(planted)))
 
 
 def test_the_stub_is_the_clean_decoder_with_the_default_plants():

@@ -8,6 +8,7 @@ from what the file computes (see `tests.py`), never from its text.
 """
 
 import random
+import types
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -115,3 +116,10 @@ def source_with(bugs):
     for plant in plants:
         source = plant.apply(source)
     return source
+
+
+def module_with(bugs):
+    """The clean decoder with `bugs` planted, loaded here as a module: our own code, never a learner's."""
+    module = types.ModuleType("kata_planted")
+    exec(compile(source_with(bugs), f"<decoder with {', '.join(bugs) or 'no bug'}>", "exec"), vars(module))
+    return module

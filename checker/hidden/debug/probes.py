@@ -110,15 +110,8 @@ def _text(answer):
 @lru_cache(maxsize=None)
 def planted_answers(bugs):
     """The answers of the clean decoder with `bugs` (a sorted tuple) planted: our own code, run here."""
-    namespace = {"__name__": "kata_planted"}
     with np.errstate(all="ignore"):
-        exec(compile(plants.source_with(bugs), f"<decoder with {', '.join(bugs) or 'no bug'}>", "exec"), namespace)
-        return answers(_Module(namespace))
-
-
-class _Module:
-    def __init__(self, namespace):
-        self.__dict__.update(namespace)
+        return answers(plants.module_with(bugs))
 
 
 def remaining(learner, planted):
