@@ -92,8 +92,8 @@ def dot_of_ones(n):
     "public.py": '''\
 """The public checks of kata 99, copied into a candidate's check.py by `kata pack`."""
 
-from checker.pack import distinct
-from checker.pack_check import expect_shape, random_array
+from checker.hiring.pack import distinct
+from checker.hiring.pack_check import expect_shape, random_array
 
 
 def cases(draw):

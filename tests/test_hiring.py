@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from checker import catalog, prompts
 from checker.cli import cli
-from checker.grade import DEFAULT_STATE
-from checker.pack import MANIFEST
+from checker.hiring.grade import DEFAULT_STATE
+from checker.hiring.pack import MANIFEST
 from checker.runner import DEFAULT_SEED
 from checker.workspace import pristine_stub
 from conftest import HOSTILE, ZOO
@@ -284,7 +284,7 @@ def test_seed_overrides_the_manifest(batch, here):
 
 def _state_line(path, seed, kata_status, state=None, sign=True):
     """A state line for `path`'s workspace as it is now, signed with `state`'s key (as the grader would)."""
-    from checker import grade as grading
+    from checker.hiring import grade as grading
 
     workspace = grading.open_workspace(path)
     key = list(workspace.key)

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from checker import catalog
 from checker.cli import cli
-from checker.pack import MANIFEST, ROSTER
+from checker.hiring.pack import MANIFEST, ROSTER
 
 
 SECRET = "KATA_GRADER_SECRET"
@@ -95,7 +95,7 @@ def listener():
 def batch(tmp_path_factory, listener, request):
     """One `kata grade` of honest candidates, every attacker and the broken or lying workspaces: its workers
     fork candidates' processes from zygotes (as `kata grade` does), or start each one fresh."""
-    from checker import grade as grading
+    from checker.hiring import grade as grading
 
     here = tmp_path_factory.mktemp("integrity")
     zygote, grading.ZYGOTE = grading.ZYGOTE, request.param == "zygote"
@@ -317,7 +317,7 @@ REDUCED = {"applied": ["no-new-privs"], "missing": {"landlock-fs": "the kernel h
 
 
 def test_grade_refuses_reduced_isolation_unless_insecure(batch, monkeypatch):
-    from checker import grade as grading
+    from checker.hiring import grade as grading
 
     monkeypatch.chdir(batch["here"])
     monkeypatch.setattr(grading, "probe_isolation", lambda limits: dict(REDUCED))
@@ -352,7 +352,7 @@ def test_kata_05_cost_figures_are_marked_unverified():
 
 
 def test_review_flags_reaching_beyond_numpy_without_failing():
-    from checker import review
+    from checker.hiring import review
 
     assert review.reasons(SOLUTION.read_text()) == []
     flagged = review.reasons("import os, numpy as np\nimport math\nx = open('f')\ny = np.load('a')\nz = f.__globals__\n")

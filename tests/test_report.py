@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, exports, scoring, similarity
+from checker import catalog
+from checker.hiring import exports, scoring, similarity
 from checker.cli import cli
-from checker.pack import ROSTER
+from checker.hiring.pack import ROSTER
 from conftest import ZOO
 
 HOSTILE_COMMENT = "# </pre><script>alert('owned')</script><img src=http://example.com/x.png>\n"

@@ -43,8 +43,8 @@ def pack(folder, kata_keys, seed, minutes, rubric):
 
     import random
 
-    from checker import pack as packing
-    from checker import scoring
+    from checker.hiring import pack as packing
+    from checker.hiring import scoring
 
     katas = _kata_list(kata_keys) if kata_keys is not None else catalog.all_katas()
     seed = random.randrange(10**6) if seed is None else seed
@@ -106,8 +106,8 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     """
     from checker import reports
 
-    from checker import exports, review_page, scoring
-    from checker import grade as grading
+    from checker.hiring import exports, review_page, scoring
+    from checker.hiring import grade as grading
     from checker.sandbox import Limits
 
     try:

@@ -3,8 +3,8 @@ check_causal_mask) with the cases that `cases` draws from the pack's seed. Shape
 
 import numpy as np
 
-from checker.pack import distinct
-from checker.pack_check import Problem, expect_shape, random_array
+from checker.hiring.pack import distinct
+from checker.hiring.pack_check import Problem, expect_shape, random_array
 
 
 def cases(draw):

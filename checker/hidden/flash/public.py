@@ -3,8 +3,8 @@ check_flash) with the cases that `cases` draws from the pack's seed. Shapes only
 
 import numpy as np
 
-from checker.pack import distinct
-from checker.pack_check import expect_shape, random_array
+from checker.hiring.pack import distinct
+from checker.hiring.pack_check import expect_shape, random_array
 
 
 def cases(draw):

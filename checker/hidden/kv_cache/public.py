@@ -1,7 +1,7 @@
 """The public checks of kata 05: `kata pack` copies `check` into a candidate's check.py (as
 check_kv_cache) with the cases that `cases` draws from the pack's seed. Shapes only, never values."""
 
-from checker.pack_check import Problem, expect_shape, random_array
+from checker.hiring.pack_check import Problem, expect_shape, random_array
 
 
 def cases(draw):

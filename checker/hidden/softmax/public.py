@@ -1,8 +1,8 @@
 """The public checks of kata 02: `kata pack` copies `check` into a candidate's check.py (as
 check_softmax) with the cases that `cases` draws from the pack's seed. Shapes only, never values."""
 
-from checker.pack import distinct
-from checker.pack_check import Problem, expect_shape, random_array
+from checker.hiring.pack import distinct
+from checker.hiring.pack_check import Problem, expect_shape, random_array
 
 
 def cases(draw):

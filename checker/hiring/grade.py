@@ -25,7 +25,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import catalog, review
+from checker import catalog
+from checker.hiring import review
 from checker.catalog import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file

@@ -90,7 +90,7 @@ def assess(report, similarity=True):
     candidates = [_candidate(workspace) for workspace in report.workspaces]
     pairs, threshold = [], 0.0
     if similarity:
-        from checker import similarity as similar
+        from checker.hiring import similarity as similar
 
         pairs = similar.flagged({c.path: c.files for c in candidates if not c.error})
         threshold = similar.THRESHOLD

@@ -1,0 +1,1 @@
+"""The hiring team's side: pack workspaces, keep the roster, grade a batch, score it, look for copies, and show it."""
