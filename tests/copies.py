@@ -44,13 +44,15 @@ def _indent(line):
 
 
 def _rename(tree, rng, keep):
-    parameters = {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)}
-    local = {node.id for function in ast.walk(tree) if isinstance(function, ast.FunctionDef)
-             for node in ast.walk(function) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    nodes = list(ast.walk(tree))
+    parameters = {node.arg for node in nodes if isinstance(node, ast.arg)}
+    stored = {node.id for node in nodes if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    top = {target.id for node in tree.body if isinstance(node, ast.Assign) for target in node.targets
+           if isinstance(target, ast.Name)}
     helpers = {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and node.name not in keep}
-    names = sorted((local | helpers) - parameters - set(dir(builtins)) - set(keep))
+    names = sorted((stored - top | helpers) - parameters - set(dir(builtins)) - set(keep))
     mapping = {name: f"{rng.choice(_WORDS)}{index}" for index, name in enumerate(names)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and node.id in mapping:
             node.id = mapping[node.id]
         elif isinstance(node, ast.FunctionDef) and node.name in mapping:

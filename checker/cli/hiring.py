@@ -106,7 +106,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     """
     from checker import reports
 
-    from checker.hiring import exports, review_page, scoring
+    from checker.hiring import exports, review_page, scoring, similarity_view
     from checker.hiring import grade as grading
     from checker.sandbox import Limits
 
@@ -142,7 +142,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:
-        report_path.write_text(reports.grade_markdown(result), encoding="utf-8")
+        report_path.write_text(reports.grade_markdown(result) + similarity_view.markdown(batch), encoding="utf-8")
     if csv_path:
         csv_path.write_text(exports.csv_text(batch), encoding="utf-8")
     if html_path:

@@ -15,6 +15,7 @@ import ast
 import builtins
 import io
 import keyword
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ LINE_DEPTH = 40  # brackets nested deeper: set aside
 MAX_HEIGHT = 40  # expression nesting of one statement beyond which it is set aside
 MAX_NESTING = 25  # blocks nested deeper: set aside
 _KEEP = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+_TOKEN = re.compile(r"""[ \t\n]*(?:([rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))|([^\W\d]\w*)"""
+                    r"""|(\d(?:[\w.]|(?<=[eE])[+-])*|\.\d(?:[\w.]|(?<=[eE])[+-])*)"""
+                    r"""|(\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@=!<>]=|[-+*/%&|^~@<>=()\[\]{},:.;]))""")
+_KINDS = {1: tokenize.STRING, 2: tokenize.NAME, 3: tokenize.NUMBER, 4: tokenize.OP}
 _SKIP = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER,
          tokenize.INDENT, tokenize.DEDENT}
 
@@ -163,42 +168,58 @@ def _from_raw(raw, notes):
     return Stream(tuple(tokens), tuple(spans), tuple(ranges), "; ".join(notes), len(raw))
 
 
+def _split(text):
+    """The tokens of code `ast.unparse` wrote, as (type, string): a regular expression is enough for its
+    regular output, and `tokenize` reads anything else."""
+    found, position, end = [], 0, len(text)
+    while position < end:
+        match = _TOKEN.match(text, position)
+        if match is None:
+            if text[position:].strip():
+                return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                        if t.type not in _SKIP]
+            break
+        found.append((_KINDS[match.lastindex], match.group(match.lastindex)))
+        position = match.end()
+    return found
+
+
 def _collapse(text, chosen, attributes, parameters):
     """The tokens of unparsed code: names the file chose become V (a keyword argument's name only if it is
     one of the file's parameters), literals their canonical form."""
-    found = [token for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type not in _SKIP]
+    found = _split(text)
     out, depth = [], 0
-    for index, token in enumerate(found):
-        string = token.string
-        if token.type == tokenize.NAME:
+    for index, (kind, string) in enumerate(found):
+        if kind == tokenize.NAME:
             if string in _KEEP:
                 pass
-            elif index and found[index - 1].string == ".":
+            elif index and found[index - 1][1] == ".":
                 string = "V" if string in attributes else string
-            elif depth and index + 1 < len(found) and found[index + 1].string == "=":
+            elif depth and index + 1 < len(found) and found[index + 1][1] == "=":
                 string = "V" if string in parameters else string
             elif string in chosen:
                 string = "V"
         else:
-            depth += string in ("(", "[", "{") and token.type == tokenize.OP
-            depth -= string in (")", "]", "}") and token.type == tokenize.OP
-            string = _literal(token.type, string)
+            depth += kind == tokenize.OP and string in ("(", "[", "{")
+            depth -= kind == tokenize.OP and string in (")", "]", "}")
+            string = _literal(kind, string)
         out.append(string)
     return out
 
 
 def _literal(kind, string):
     if kind == tokenize.STRING:
+        if "->" not in string or len(string) > 80:
+            return "S"
         try:
             value = ast.literal_eval(string)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return "S"
-        return _einsum(value) if isinstance(value, str) and "->" in value and len(value) < 80 else "S"
+        return _einsum(value) if isinstance(value, str) else "S"
     if kind == tokenize.NUMBER:
         try:
-            value = ast.literal_eval(string)
-            return repr(float(value)) if not isinstance(value, complex) else string
-        except (ValueError, SyntaxError, OverflowError):
+            return repr(float(int(string, 0) if string[:2].lower() in ("0x", "0o", "0b") else float(string)))
+        except (ValueError, OverflowError):
             return string
     return string
 

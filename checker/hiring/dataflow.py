@@ -28,13 +28,35 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NESTED = (ast.stmt, ast.excepthandler)
 
 
+def children(node):
+    """The child nodes of `node` (ast.iter_child_nodes without its generators: this is the hot loop)."""
+    found = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            found += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
+def walk(node):
+    """Every node under `node` (itself included), iteratively, in no particular order."""
+    found, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack += children(node)
+    return found
+
+
 def height(node):
     """How deep the expressions of one statement nest (its own blocks not counted), iteratively."""
-    best, stack = 0, [(child, 1) for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED)]
+    best, stack = 0, [(child, 1) for child in children(node) if not isinstance(child, _NESTED)]
     while stack:
         node, depth = stack.pop()
         best = max(best, depth)
-        stack += [(child, depth + 1) for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED)]
+        stack += [(child, depth + 1) for child in children(node) if not isinstance(child, _NESTED)]
     return best
 
 
@@ -45,7 +67,7 @@ def placeholder():
 def chosen_names(tree):
     """(names the file binds, attribute names it assigns, its parameters): what a renaming copier may change."""
     names, attributes, parameters = set(), set(), set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names.add(node.id)
         elif isinstance(node, ast.arg):
@@ -67,8 +89,8 @@ def canonical(tree, chosen, collapse):
     _strip(tree, aliases)
     _Spellings(aliases).visit(tree)
     budget = [INLINE_BUDGET]
-    for scope in [tree] + [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]:
-        _simplify(scope, budget)
+    for scope in [node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        _simplify(scope, budget)  # a module's own statements are defs and constants: nothing to inline
     return _block(tree.body, collapse)
 
 
@@ -77,7 +99,7 @@ def canonical(tree, chosen, collapse):
 def _strip(tree, aliases):
     """Drop docstrings and other bare constants, imports (their aliases noted), annotations, dead branches and
     statements after a return."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Import):
             aliases.update({(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0]
                             for a in node.names})
@@ -203,13 +225,14 @@ def _counts(scope):
     stack = [scope]
     while stack:
         node = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             parents[id(child)] = node
             stack.append(child)
         if isinstance(node, ast.Name):
             table = loads if isinstance(node.ctx, ast.Load) else stores
             table[node.id] = table.get(node.id, 0) + 1
-            read[node.id] = node
+            if table is loads:
+                read[node.id] = node
         elif isinstance(node, (ast.arg, ast.Global, ast.Nonlocal)):
             for name in getattr(node, "names", [getattr(node, "arg", None)]):
                 stores[name] = stores.get(name, 0) + 2  # never inlined nor dropped
@@ -221,9 +244,7 @@ def _simplify(scope, budget):
         loads, stores, read, parents = _counts(scope)
         dropped = False
         for holder, field in _scope_blocks(scope):
-            block = getattr(holder, field)
-            if not isinstance(scope, ast.Module):  # a module's statements are defs and constants
-                block = _inlined(block, loads, stores, read, parents, budget)
+            block = _inlined(getattr(holder, field), loads, stores, read, parents, budget)
             kept = [node for node in block if not _dead(node, loads)]
             dropped |= len(kept) != len(block)
             setattr(holder, field, kept)
@@ -252,7 +273,7 @@ def _inlined(block, loads, stores, read, parents, budget):
             host = position.get(id(climb))
         if host is None or host <= index or out[host] is None or isinstance(out[host], _DEFS) \
                 or height(statement) + height(node) > _max_height() \
-                or any(isinstance(part, (ast.NamedExpr, ast.Yield, ast.Await)) for part in ast.walk(node.value)):
+                or any(isinstance(part, (ast.NamedExpr, ast.Yield, ast.Await)) for part in walk(node.value)):
             continue
         holder = parents[id(use)]
         for field, child in ast.iter_fields(holder):
@@ -352,7 +373,7 @@ def effects(node):
         if isinstance(part, _DEFS) and part is not node:
             writes.add(part.name)
             continue
-        stack += list(ast.iter_child_nodes(part))
+        stack += children(part)
     return reads, writes, barrier
 
 

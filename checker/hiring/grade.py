@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import catalog
-from checker.hiring import review
+from checker.hiring import review, similarity
 from checker.catalog import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
@@ -386,9 +386,11 @@ def _warm(workspaces):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small arrays: more threads only fight the workers
     importlib.import_module("checker.runner")  # for the workers to inherit
 
-    for kata in {kata for workspace in workspaces for kata in workspace.katas}:
+    katas = {kata for workspace in workspaces for kata in workspace.katas}
+    for kata in katas:
         kata.hidden()
         kata.reference()  # never read from disk again once candidate code has run
+    similarity.preload(katas)  # the references and stubs similarity compares with, likewise
 
 
 # --- the state file -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ is escaped: candidate code is hostile. Like exports.py, this formats and decides
 import html
 import math
 
+from checker.hiring import similarity_view
 from checker.render import duration
 from checker.reports import isolation_text
 
@@ -48,14 +49,14 @@ def page(batch):
     report = batch.report
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-             "<title>Kata grading report</title>", f"<style>{_CSS}</style></head><body>",
+             "<title>Kata grading report</title>", f"<style>{_CSS}{similarity_view.CSS}</style></head><body>",
              "<h1>Kata grading report</h1>",
              f"<p>{len(batch.candidates)} candidates, graded in {report.seconds:.1f} s. "
              f"{_e(isolation_text(report.isolation))}"
              " A score is the weighted share of a kata's hidden checks passed; the total weighs the katas as the "
              "roster's rubric says. File times are the candidate's own clock and prove nothing alone; similar "
              "files are for a human to compare, never a verdict.</p>",
-             _ranking(batch), _pairs(batch)]
+             _ranking(batch), _pairs(batch), similarity_view.html_section(batch)]
     parts += [_candidate(number, candidate) for number, candidate in enumerate(batch.candidates, start=1)]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

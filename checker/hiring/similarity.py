@@ -22,7 +22,8 @@ from checker import catalog
 from checker.hiring import canonical
 
 THRESHOLD = 0.9  # measured on the katas' correct variants and references: see tests/test_similarity.py
-MIN_TOKENS = 40  # own tokens (not the stub's) below which a file is not compared: kata 01's answer is a line
+MIN_TOKENS = 40  # own tokens (not the stub's) below which a file is not compared: a one-line answer coincides
+MIN_FIX_TOKENS = 10  # the same for a planted kata (10), whose own tokens are the fixes: 15-60 for four
 K = 10  # tokens per k-gram
 WINDOW = 4  # winnowing window: any shared run of K + WINDOW - 1 tokens shares a fingerprint
 CANDIDATES, REFERENCE = "candidates", "reference"
@@ -76,7 +77,7 @@ def compare(files, seeds=None, threshold=THRESHOLD, references=True):
             found = _file(bytes(source), kata_id, _seed(kata_id, seeds.get(name)))
             if found.stream.note:
                 notes.setdefault(name, []).append(f"kata {kata_id}: similarity: {found.stream.note}")
-            if found.size >= MIN_TOKENS:
+            if found.size >= least(kata_id):
                 read[name] = found
         pairs += _candidate_pairs(kata_id, read, threshold)
         if references and not _planted(kata_id) and read:
@@ -109,7 +110,7 @@ def _reference_pairs(kata_id, read, threshold):
     for name, found in read.items():
         reference = _file(reference_source(kata_id), kata_id, _seed(kata_id, None))
         figure, lines_a, lines_b = score(found, reference)
-        if figure >= threshold and reference.size >= MIN_TOKENS:
+        if figure >= threshold and reference.size >= least(kata_id):
             pairs.append(Pair(kata_id, name, "reference solution", figure, REFERENCE, lines_a, lines_b))
     return pairs
 
@@ -137,9 +138,27 @@ def _covered(hashes, wanted):
     return covered
 
 
-def similarity(a, b, kata_id="03"):
-    """Two sources' figure (0..1) for `kata_id`, both issued its default stub: for tests and benchmarks."""
-    return score(_file(bytes(a), kata_id, None), _file(bytes(b), kata_id, None))[0]
+def similarity(a, b, kata_id):
+    """Two sources' figure (0..1) for `kata_id`, both issued its default stub, or None when either has too
+    few tokens of its own to be compared: for tests and benchmarks."""
+    first, second = _file(bytes(a), kata_id, None), _file(bytes(b), kata_id, None)
+    return score(first, second)[0] if min(first.size, second.size) >= least(kata_id) else None
+
+
+def least(kata_id):
+    """The own tokens a file of `kata_id` needs to be compared."""
+    return MIN_FIX_TOKENS if _planted(kata_id) else MIN_TOKENS
+
+
+def own_tokens(source, kata_id, seed=None):
+    """How many of the canonical tokens of `source` are its own, not the stub's."""
+    return _file(bytes(source), kata_id, _seed(kata_id, seed)).size
+
+
+def read_note(source):
+    """(what similarity set aside of `source`, source tokens read): the work one file costs."""
+    found = _file(bytes(source), "03", None).stream
+    return found.note, found.read
 
 
 # --- one file: tokens, k-grams, fingerprints ----------------------------------------------------------
