@@ -17,7 +17,10 @@ CSS = """
 .pair{margin:14px 0 24px}.pair h3{margin:8px 0 4px}
 .side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:12px;align-items:start}
 .side h4{margin:4px 0;font-size:13px;overflow-wrap:anywhere}
-pre.code .hit{background:#854d0e;color:#fef9c3;display:inline-block;width:100%}
+pre.pair-code{background:#1e293b;color:#e2e8f0;padding:10px 12px;margin:0;overflow-x:auto;border-radius:4px;
+font:12px/1.5 ui-monospace,monospace}
+pre.pair-code .ln{color:#64748b;user-select:none;display:inline-block;width:3.5em}
+pre.pair-code .hit{background:#854d0e;color:#fef9c3;display:inline-block;min-width:100%}
 """
 _NOT_A_VERDICT = ("Highlighted: the lines whose code matches once names, layout, comments, dead assignments, the "
                   "order of independent statements and NumPy's equivalent spellings are set aside; the stub's own "
@@ -35,11 +38,11 @@ def html_section(batch):
         left = files.get(pair.a, {}).get(pair.kata)
         right = similarity.reference_source(pair.kata) if pair.kind == similarity.REFERENCE \
             else files.get(pair.b, {}).get(pair.kata)
-        parts.append(f'<section class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
+        parts.append(f'<div class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
                      f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><div class="side">'
                      f"<div><h4>{_e(pair.a)}: lines {_e(_ranges(pair.lines_a))}</h4>{_code(left, pair.lines_a)}</div>"
                      f"<div><h4>{_e(_label(pair))}: lines {_e(_ranges(pair.lines_b))}</h4>"
-                     f"{_code(right, pair.lines_b)}</div></div></section>")
+                     f"{_code(right, pair.lines_b)}</div></div></div>")
     if len(batch.pairs) > PAIRS_SHOWN:
         parts.append(f'<p class="muted">… and {len(batch.pairs) - PAIRS_SHOWN} more pairs: the table above and '
                      "the JSON list them all, with their lines.</p>")
@@ -78,7 +81,7 @@ def _md(text):
 
 def _code(source, ranges):
     if source is None:
-        return '<pre class="code">(not available)</pre>'
+        return '<pre class="pair-code">(not available)</pre>'
     hit = set()
     for first, last in ranges:
         hit.update(range(first, min(last, CODE_LINES) + 1))
@@ -86,4 +89,4 @@ def _code(source, ranges):
     shown = "".join(f'<span class="{"hit" if number in hit else "line"}"><span class="ln">{number}</span>'
                     f"{_e(line)}</span>\n" for number, line in enumerate(lines[:CODE_LINES], start=1))
     more = f"\n… {len(lines) - CODE_LINES} more lines" if len(lines) > CODE_LINES else ""
-    return f'<pre class="code">{shown}{_e(more)}</pre>'
+    return f'<pre class="pair-code">{shown}{_e(more)}</pre>'
