@@ -22,10 +22,10 @@ font:12px/1.5 ui-monospace,monospace}
 pre.pair-code .ln{color:#64748b;user-select:none;display:inline-block;width:3.5em}
 pre.pair-code .hit{background:#854d0e;color:#fef9c3;display:inline-block;min-width:100%}
 """
-_NOT_A_VERDICT = ("Highlighted: the lines whose code matches once names, layout, comments, dead assignments, the "
-                  "order of independent statements and NumPy's equivalent spellings are set aside; the stub's own "
-                  "text never counts. A pointer for a human to compare, never a verdict: a kata has few good "
-                  "answers, and two can coincide.")
+_MATCHES = ("the lines whose code matches once names, layout, comments, dead assignments, the order of independent "
+            "statements and NumPy's equivalent spellings are set aside; the stub's own text never counts.")
+_NOT_A_VERDICT = ("A pointer for a human to compare, never a verdict: a kata has few good answers, and two can "
+                  "coincide.")
 
 
 def html_section(batch):
@@ -33,7 +33,7 @@ def html_section(batch):
     if not batch.pairs:
         return ""
     files = {candidate.path: candidate.files for candidate in batch.candidates}
-    parts = ['<h2 id="similar-side">Similar files side by side</h2>', f'<p class="muted">{_e(_NOT_A_VERDICT)}</p>']
+    parts = ['<h2 id="similar-side">Similar files side by side</h2>', f'<p class="muted">Highlighted: {_e(_MATCHES)} {_e(_NOT_A_VERDICT)}</p>']
     for number, pair in enumerate(batch.pairs[:PAIRS_SHOWN], start=1):
         left = files.get(pair.a, {}).get(pair.kata)
         right = similarity.reference_source(pair.kata) if pair.kind == similarity.REFERENCE \
@@ -54,8 +54,10 @@ def markdown(batch):
     lines = ["", "## Similar files", ""]
     if not batch.pairs:
         return "\n".join(lines + [f"No pair of files reached similarity {batch.threshold:g}.", ""])
-    lines += [f"Pairs at or above {batch.threshold:g}. {_NOT_A_VERDICT}", "",
-              "| kata | candidate | compared with | similarity | lines | lines |", "|---|---|---|---:|---|---|"]
+    lines += [f"Pairs at or above {batch.threshold:g}; the lines columns give, in each file, {_MATCHES} "
+              f"{_NOT_A_VERDICT}", "",
+              "| kata | candidate | compared with | similarity | lines (candidate) | lines (compared with) |",
+              "|---|---|---|---:|---|---|"]
     lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | "
               f"{_ranges(pair.lines_a)} | {_ranges(pair.lines_b)} |" for pair in batch.pairs]
     return "\n".join(lines + [""])
