@@ -41,7 +41,9 @@ TROJAN = ('import numpy as np\n\ndef attention_scores(q, k):\n    scores = q @ n
 OFFSCREEN = "import numpy as np" + " " * 240 + "; np.sqrt = lambda x: 1.0  # forged: the scale is gone\n"
 RAISES = f"print({FAKE!r})\nraise RuntimeError({FAKE!r})\n"
 LATE = 10**12  # seconds since 1970: the year 33658, which a tmpfs file may claim
-ATTACKS = ("loop", "nokatas", "deep", "deep_manifest", "infinite_seed", "lying_link", NAME, "offscreen", "trojan")
+LOUD = "import numpy as np\n\ndef attention_scores(q, k):\n    raise RuntimeError('x' * 100_000)\n"  # 100 kB a check
+ATTACKS = ("loop", "nokatas", "deep", "deep_manifest", "infinite_seed", "lying_link", NAME, "offscreen", "trojan",
+           "loud")
 
 
 def run(*args):
@@ -92,6 +94,7 @@ def batch(tmp_path_factory):
         files[NAME].write_text(RAISES)
         files["offscreen"].write_text(OFFSCREEN + SOLUTION.read_text())
         files["trojan"].write_text(TROJAN)
+        files["loud"].write_text(LOUD)
         folders = ["honest", "honest_too", *ATTACKS] + ([late] if late else [])
         before = {name: sha(here / name / "katas" / "01_scores.py") for name in ("honest", "honest_too")}
         outputs = {"csv": here / "grades.csv", "html": here / "review.html", "markdown": here / "grades.md"}
@@ -182,6 +185,18 @@ def test_a_modification_time_out_of_range_is_shown_as_unknown_and_flagged(batch)
     assert late["time"]["last_change"] == "unknown" and late["time"]["over_time"] is False
     assert any("modification time out of range" in flag for flag in late["flags"])
     assert "modified unknown" in batch["html"]
+
+
+def test_a_long_message_in_every_check_is_kept_short(batch):
+    namespace = {}
+    exec(LOUD, namespace)
+    with pytest.raises(RuntimeError) as raised:  # control: 100 kB a call
+        namespace["attention_scores"](None, None)
+    assert len(str(raised.value)) == 100_000
+    messages = [test["message"] for test in check(batch, "loud")["tests"]]
+    assert len(messages) > 1 and all(len(message) < 2100 and message.endswith("more characters)")
+                                     for message in messages)
+    assert len(batch["html"]) < 200_000 and len((batch["here"] / "grades.md.state.jsonl").read_text()) < 200_000
 
 
 # --- candidate text reaches every channel escaped for it ---------------------------------------------

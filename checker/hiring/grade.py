@@ -379,16 +379,25 @@ def check_one(kata_id, path, limits, seed, read=None):
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
         result = check(kata, path, limits, seed, source=data)
-        return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        found = {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
         return failed_check(kata, path, error, extra)
 
 
+MESSAGE_CHARS = 2000  # of a check's message the grader keeps: an exception can say megabytes, each check
+
+
+def _cut(message):
+    more = len(message) - MESSAGE_CHARS
+    return message if more <= 0 else f"{message[:MESSAGE_CHARS]}… ({more:,} more characters)"
+
+
 def failed_check(kata, path, error, extra=None):
     """The check object of a kata the grader could not check (`error`: what raised)."""
-    message = f"the grader could not check it: {type(error).__name__}: {error}"
+    message = _cut(f"the grader could not check it: {type(error).__name__}: {error}")
     return {**_error(kata, str(path), message), **(extra or {"sha256": None, "review": [], "unverified": []})}
 
 
