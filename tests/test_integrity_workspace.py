@@ -42,7 +42,8 @@ OFFSCREEN = "import numpy as np" + " " * 240 + "; np.sqrt = lambda x: 1.0  # for
 RAISES = f"print({FAKE!r})\nraise RuntimeError({FAKE!r})\n"
 LATE = 10**12  # seconds since 1970: the year 33658, which a tmpfs file may claim
 LOUD = "import numpy as np\n\ndef attention_scores(q, k):\n    raise RuntimeError('x' * 100_000)\n"  # 100 kB a check
-ATTACKS = ("loop", "nokatas", "deep", "deep_manifest", "infinite_seed", "lying_link", NAME, "offscreen", "trojan",
+CHAIN = 3000  # links in a chain: os.path.realpath recurses once a link
+ATTACKS = ("loop", "chain", "nokatas", "deep", "deep_manifest", "infinite_seed", "lying_link", NAME, "offscreen", "trojan",
            "loud")
 
 
@@ -83,6 +84,10 @@ def batch(tmp_path_factory):
         files = {name: here / name / "katas" / "01_scores.py" for name in ATTACKS}
         files["loop"].unlink()
         files["loop"].symlink_to("01_scores.py")  # itself
+        files["chain"].unlink()
+        for number in range(CHAIN):  # 01_scores.py -> l1 -> l2 ... -> l3000, a file
+            (here / "chain" / "katas" / (f"l{number}" if number else "01_scores.py")).symlink_to(f"l{number + 1}")
+        (here / "chain" / "katas" / f"l{CHAIN}").write_bytes(SOLUTION.read_bytes())
         shutil.rmtree(here / "nokatas" / "katas")
         files["deep"].write_text(SOLUTION.read_text() + "\n\ndef unused():\n    return q" + ".a" * DEEP + "\n")
         (here / "deep_manifest" / MANIFEST).write_text("[" * 30_000 + "]" * 30_000)  # within the 64 KiB it reads
@@ -146,6 +151,13 @@ def test_a_kata_file_that_is_a_symlink_loop_is_refused_and_flagged(batch):
     assert check(batch, "loop")["status"] == "error"
     assert any("refused katas/01_scores.py: Too many levels of symbolic links" in flag
                for flag in workspace(batch, "loop")["flags"])
+
+
+def test_a_chain_of_links_too_long_to_follow_is_refused_and_flagged(batch):
+    with pytest.raises(RecursionError):  # control
+        os.path.realpath(batch["here"] / "chain" / "katas" / "01_scores.py")
+    assert check(batch, "chain")["status"] == "error"
+    assert "refused katas/01_scores.py: a chain of links too long to follow" in workspace(batch, "chain")["flags"]
 
 
 def test_a_workspace_without_katas_is_an_error_row(batch):

@@ -190,7 +190,10 @@ def read_kata_file(folder, kata):
     path = folder / "katas" / kata.filename
     if not os.path.lexists(path):
         return None, None, f"no such file: the workspace lost the stub"
-    target = Path(os.path.realpath(path))  # never raises: a loop stays a path, and fails to open below
+    try:
+        target = Path(os.path.realpath(path))  # a loop stays a path, and fails to open below
+    except RecursionError:  # thousands of links in a chain (the kernel follows 40)
+        return None, None, "a chain of links too long to follow"
     if not target.is_relative_to(os.path.realpath(folder)):
         return None, None, f"a link leaving the workspace (to {target})"
     try:
