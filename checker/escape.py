@@ -9,7 +9,8 @@ point where the text meets its channel:
 
 - `terminal`: no control character but tab (and newline only where the layout puts it: `lines`);
 - `markdown`: no markup (every character that could start some backslash-escaped, no line break);
-- `csv_cell`: never starts with =, +, -, @, a tab or a carriage return (OWASP's rule), nor their look-alikes;
+- `csv_cell`: never starts with =, +, -, @, a tab or a carriage return (OWASP's rule), nor their look-alikes,
+  and shows hidden characters;
 - `html`: escaped, with invisible characters shown (marked, in text).
 
 Everywhere, a character that is invisible or moves the text (controls, bidi and other format characters,
@@ -65,8 +66,9 @@ def markdown(text):
 
 
 def csv_cell(text):
-    """A CSV cell a spreadsheet shows as text: one that could start a formula gets a leading apostrophe."""
-    text = str(text)
+    """A CSV cell a spreadsheet shows as text: one that could start a formula gets a leading apostrophe, and
+    a hidden character is shown (a line break stays: the CSV quotes it)."""
+    text = visible(text, newlines=True)
     return "'" + text if text.lstrip(" ").startswith(_FORMULA) else text
 
 

@@ -255,7 +255,8 @@ def test_csv_cells_never_start_a_formula(batch):
     rows = list(csv.DictReader(io.StringIO(batch["csv"])))
     cells = [row[column] for row in rows for column in ("candidate", "flags", "review", "bugs", "similar_to")]
     assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@", "\t", "\r"))]
-    assert any(row["candidate"] == "'" + NAME for row in rows)
+    assert any(row["candidate"] == "'" + NAME.replace("\x1b", "<U+001B>") for row in rows)
+    assert "\x1b" not in batch["csv"]
 
 
 def test_the_page_is_escaped_and_shows_hidden_characters(batch):
