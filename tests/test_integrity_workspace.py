@@ -307,3 +307,27 @@ def test_review_and_escaping_leave_plain_code_and_text_alone():
     assert review.reasons(b"\xef\xbb\xbfx = 1\r\ny = 2\r\n") == []  # a BOM and Windows line ends
     plain = "interviews/ada_lovelace: 01 passed"
     assert escape.terminal(plain) == escape.markdown(plain) == escape.csv_cell(plain) == plain
+
+
+# --- the guards behind the guards: a check or a section that fails is one row, never the batch ---------
+
+def check_that_cannot_come_back(*args, **kwargs):
+    """A check object a worker cannot send back (a lambda does not pickle)."""
+    return {"kata": "01", "unpicklable": lambda: 0}
+
+
+def test_a_check_or_a_page_section_that_fails_is_that_candidates_row(batch, monkeypatch):
+    from checker.hiring import grade as grading
+    from checker.hiring import review_page
+
+    def broken_section(candidate, kata):
+        raise ValueError("a section that cannot be drawn")
+
+    monkeypatch.setattr(grading, "check_one", check_that_cannot_come_back)  # the workers fork after this
+    monkeypatch.setattr(review_page, "_kata", broken_section)
+    page = batch["here"] / "guarded.html"
+    result = run("grade", "honest", "--json", "--timeout", 5, "--html", page, "--report", "guarded.md")
+    assert result.exit_code == 0, result.output
+    graded = json.loads(result.stdout)["workspaces"][0]["katas"][0]
+    assert graded["status"] == "error" and "the grader could not check it" in graded["tests"][0]["message"]
+    assert "This section could not be drawn (ValueError: a section that cannot be drawn)" in page.read_text()
