@@ -42,7 +42,7 @@ OFFSCREEN = "import numpy as np" + " " * 240 + "; np.sqrt = lambda x: 1.0  # for
 RAISES = f"print({FAKE!r})\nraise RuntimeError({FAKE!r})\n"
 LATE = 10**12  # seconds since 1970: the year 33658, which a tmpfs file may claim
 LOUD = "import numpy as np\n\ndef attention_scores(q, k):\n    raise RuntimeError('x' * 100_000)\n"  # 100 kB a check
-CHAIN = 3000  # links in a chain: os.path.realpath recurses once a link
+CHAIN = 1500  # links in a chain: os.path.realpath (Python 3.11) recurses once a link
 ATTACKS = ("loop", "chain", "nokatas", "deep", "deep_manifest", "infinite_seed", "lying_link", NAME, "offscreen", "trojan",
            "loud")
 
@@ -85,7 +85,7 @@ def batch(tmp_path_factory):
         files["loop"].unlink()
         files["loop"].symlink_to("01_scores.py")  # itself
         files["chain"].unlink()
-        for number in range(CHAIN):  # 01_scores.py -> l1 -> l2 ... -> l3000, a file
+        for number in range(CHAIN):  # 01_scores.py -> l1 -> l2 ... -> l1500, a file
             (here / "chain" / "katas" / (f"l{number}" if number else "01_scores.py")).symlink_to(f"l{number + 1}")
         (here / "chain" / "katas" / f"l{CHAIN}").write_bytes(SOLUTION.read_bytes())
         shutil.rmtree(here / "nokatas" / "katas")
