@@ -27,6 +27,7 @@ from click.testing import CliRunner
 
 from checker import catalog, escape
 from checker.cli import cli
+from checker.hiring.grade import check_one as real_check_one
 from checker.hiring.pack import MANIFEST
 
 SOLUTION = catalog.find("01").solution_path
@@ -314,6 +315,28 @@ def test_review_and_escaping_leave_plain_code_and_text_alone():
 def check_that_cannot_come_back(*args, **kwargs):
     """A check object a worker cannot send back (a lambda does not pickle)."""
     return {"kata": "01", "unpicklable": lambda: 0}
+
+
+def check_that_kills_its_worker(kata_id, path, *args):
+    """A check whose grading worker process dies (as one the kernel kills for its memory would)."""
+    if path.startswith("dies/"):
+        os._exit(9)
+    return real_check_one(kata_id, path, *args)
+
+
+def test_a_check_that_kills_its_worker_is_that_workspaces_error_and_the_batch_goes_on(batch, monkeypatch):
+    from checker.hiring import grade as grading
+
+    monkeypatch.chdir(batch["here"])
+    assert run("pack", "dies", "--katas", "01", "--seed", 5).exit_code == 0
+    (batch["here"] / "dies" / "katas" / "01_scores.py").write_bytes(SOLUTION.read_bytes())
+    monkeypatch.setattr(grading, "check_one", check_that_kills_its_worker)
+    result = run("grade", "honest", "dies", "honest_too", "--jobs", 2, "--json", "--timeout", 5,
+                 "--report", "dies.md")
+    assert result.exit_code == 0, result.output
+    graded = {w["path"]: w["katas"][0] for w in json.loads(result.stdout)["workspaces"]}
+    assert graded["honest"]["status"] == graded["honest_too"]["status"] == "passed"
+    assert graded["dies"]["status"] == "error" and "worker process died" in graded["dies"]["tests"][0]["message"]
 
 
 def test_a_check_or_a_page_section_that_fails_is_that_candidates_row(batch, monkeypatch):
