@@ -22,8 +22,9 @@ import unicodedata
 
 HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, separators
 # what can start inline markup mid-line: emphasis, code, links and images, HTML and comments, entities,
-# tables, strike-through, math; an underscore inside a word cannot, and stays as it is
-_MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+# tables, strike-through, math, GFM's bare links (http://, www., an address with @); an underscore inside a
+# word cannot, and stays as it is
+_MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|:(?=//)|(?<=www)\.)")
 _FORMULA = tuple("=+-@\t\r") + ("\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and minus, full-width forms
 
 
