@@ -40,12 +40,17 @@ def name(char):
 
 def hidden_characters(text):
     """The distinct hidden characters of `text`, in order of appearance (newline and tab are not hidden)."""
-    return list(dict.fromkeys(char for char in str(text) if hidden(char)))
+    text = str(text)
+    if text.isprintable():  # the common case, at C speed: no control, format or separator character
+        return []
+    return list(dict.fromkeys(char for char in text if hidden(char)))
 
 
 def visible(text, newlines=False):
     """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
     text = str(text)
+    if text.isprintable():
+        return text
     return "".join(name(char) if hidden(char) or (char == "\n" and not newlines) else char for char in text)
 
 
