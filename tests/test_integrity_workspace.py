@@ -331,7 +331,7 @@ def test_a_check_that_kills_its_worker_is_that_workspaces_error_and_the_batch_go
     assert run("pack", "dies", "--katas", "01", "--seed", 5).exit_code == 0
     (batch["here"] / "dies" / "katas" / "01_scores.py").write_bytes(SOLUTION.read_bytes())
     monkeypatch.setattr(grading, "check_one", check_that_kills_its_worker)
-    result = run("grade", "honest", "dies", "honest_too", "--jobs", 2, "--json", "--timeout", 5,
+    result = run("grade", "honest", "dies", "honest_too", "--jobs", 1, "--json", "--timeout", 5,
                  "--report", "dies.md")
     assert result.exit_code == 0, result.output
     graded = {w["path"]: w["katas"][0] for w in json.loads(result.stdout)["workspaces"]}
