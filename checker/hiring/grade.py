@@ -338,7 +338,8 @@ def check_one(kata_id, path, limits, seed, read=None):
     extra = {"sha256": digest, "review": review.reasons(data), "unverified": []}
     try:
         result = check(kata, path, limits, seed, source=data)
-        return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        return {**result.to_json(), **extra, "unverified": result.unverified, "frontend": result.frontend,
+                **_for_graders(result)}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
