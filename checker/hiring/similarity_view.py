@@ -6,9 +6,7 @@ reaches the page or the Markdown (paths, code) is escaped for it: both are candi
 other renderers, this formats and decides nothing.
 """
 
-import html
-import re
-
+from checker import escape
 from checker.hiring import similarity
 
 CODE_LINES = 400  # a longer file is cut, with a note
@@ -72,13 +70,11 @@ def _ranges(ranges):
 
 
 def _e(text):
-    return html.escape(str(text), quote=True)
+    return escape.html(text)
 
 
 def _md(text):
-    """Candidate-derived text as inert Markdown: no control character, no markup."""
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]", " ", str(text))
-    return re.sub(r"([\\`*_{}\[\]()<>#+!|~-])", r"\\\1", text)
+    return escape.markdown(text)
 
 
 def _code(source, ranges):
