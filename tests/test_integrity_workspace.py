@@ -249,7 +249,7 @@ def test_the_markdown_report_gets_no_markup_from_candidate_text(batch):
     assert "\x1b" not in report and "a link leaving the workspace" in report
     assert _markup(report) == {"heading"}  # its own, below
     assert [line for line in report.splitlines() if line.startswith("#")] == \
-        ["# Kata grading report", "## Flags", "## Totals per kata", "## Totals per status"]
+        ["# Kata grading report", "## Flags", "## Totals per kata", "## Totals per status", "## Similar files"]
 
 
 def test_csv_cells_never_start_a_formula(batch):
