@@ -96,20 +96,24 @@ def _code(source, ranges):
     every = bytes(source).decode("utf-8", errors="replace").splitlines()
     lines = every[:CODE_LINES]
     near = {number for line in hit for number in range(line - CONTEXT, line + CONTEXT + 1)}
-    shown, folded = [], 0
-    for number, line in enumerate(lines, start=1):
-        if number not in near and len(lines) > 2 * CONTEXT + 1:
-            folded += 1
+    shown, waiting = [], []  # unmatched lines far from a match: folded when there are a few
+    for number, line in enumerate(lines + [None], start=1):
+        if line is not None and number not in near:
+            waiting.append((number, line))
             continue
-        if folded:
-            shown.append(f'<span class="line fold">… {folded} line{"s" if folded > 1 else ""} that do not match'
-                         "</span>\n")
-            folded = 0
-        cut = f" … ({len(line) - LINE_CHARACTERS} more characters)" if len(line) > LINE_CHARACTERS else ""
-        shown.append(f'<span class="{"hit" if number in hit else "line"}"><span class="ln">{number}</span>'
-                     f"{_e(line[:LINE_CHARACTERS])}{_e(cut)}</span>\n")
-    if folded:
-        shown.append(f'<span class="line fold">… {folded} line{"s" if folded > 1 else ""} that do not match</span>\n')
+        if len(waiting) > CONTEXT:
+            shown.append(f'<span class="line fold">… {len(waiting)} lines that do not match</span>\n')
+        else:
+            shown += [_line(held, text, False) for held, text in waiting]
+        waiting = []
+        if line is not None:
+            shown.append(_line(number, line, number in hit))
     if len(every) > CODE_LINES:
         shown.append(f'<span class="line fold">… {len(every) - CODE_LINES} more lines, not shown</span>\n')
     return f'<pre class="pair-code">{"".join(shown)}</pre>'
+
+
+def _line(number, line, hit):
+    cut = f" … ({len(line) - LINE_CHARACTERS} more characters)" if len(line) > LINE_CHARACTERS else ""
+    return (f'<span class="{"hit" if hit else "line"}"><span class="ln">{number}</span>'
+            f"{_e(line[:LINE_CHARACTERS])}{_e(cut)}</span>\n")
