@@ -34,7 +34,8 @@ def html_section(batch):
     if not batch.pairs:
         return ""
     files = {candidate.path: candidate.files for candidate in batch.candidates}
-    parts = ['<h2 id="similar-side">Similar files side by side</h2>', f'<p class="muted">Highlighted: {_e(_MATCHES)} {_e(_NOT_A_VERDICT)}</p>']
+    parts = ['<h2 id="similar-side">Similar files side by side</h2>',
+             f'<p class="muted">Highlighted: {_e(_MATCHES)} {_e(_NOT_A_VERDICT)}</p>']
     shown = {}  # the same two files, whoever handed them in, are drawn once
     for number, pair in enumerate(batch.pairs[:PAIRS_SHOWN], start=1):
         left = files.get(pair.a, {}).get(pair.kata)
