@@ -141,25 +141,36 @@ def compare(got, want, call, q, k, v, d_out, allowed, why="", variants=VARIANTS)
 
 def _products(q, k, v, d_out, mask):
     """The products of a backward pass that transpose an operand, each with that operand reversed whole (.T)
-    the way a batched .T does: q . k^T, P^T . d_out, d_out . v^T and dS^T . q."""
-    lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], *(() if mask is None else (np.shape(mask)[:-2],)))
-    p = np.zeros((*lead, q.shape[-2], k.shape[-2]))
-    zeros = [np.zeros(np.shape(x)) for x in (q, k, v, d_out)]
-    zq, zk, zv, zd = zeros
-    return (("k", zq, zk.T), ("P", p.T, zd), ("v", zd, zv.T), ("dS", p.T, zq))
+    the way a batched .T does (q . k^T, P^T . d_out, d_out . v^T, dS^T . q), and the products that put the
+    wrong operand in place (P . d_out, dS . q, dS^T . k): the errors of the first name batch-transpose, unless
+    one of the second raises the same."""
+    lead = np.broadcast_shapes(*(np.shape(x)[:-2] for x in (q, k, v) + (() if mask is None else (mask,))))
+    p = np.zeros((*lead, np.shape(q)[-2], np.shape(k)[-2]))  # (..., n_q, n_k): P and dS
+    zq, zk, zv, zd = (np.zeros(np.shape(x)) for x in (q, k, v, d_out))
+    reversed_whole = (("k", zq, zk.T), ("P", p.T, zd), ("v", zd, zv.T), ("dS", p.T, zq))
+    misplaced = ((p, zd), (p, zq), (np.swapaxes(p, -1, -2), zk))
+    return reversed_whole, misplaced
+
+
+def _error(a, b):
+    try:
+        a @ b
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def transpose_error(message, q, k, v, d_out, mask=None):
     """The array whose .T made `message` (the learner's error), when it is the very error NumPy raises for a
-    batched operand reversed whole in one of the backward pass's products; else None."""
-    if np.ndim(k) < 3 and np.ndim(q) < 3:
+    batched operand reversed whole in one of the backward pass's products, and no misplaced operand raises
+    the same; else None."""
+    if max(np.ndim(x) for x in (q, k, v, d_out)) < 3:
         return None
-    for name, a, b in _products(q, k, v, d_out, mask):
-        if a.ndim < 3 and b.ndim < 3:
-            continue
-        try:
-            a @ b
-        except ValueError as error:
-            if str(error) and str(error) in message:
-                return name
+    reversed_whole, misplaced = _products(q, k, v, d_out, mask)
+    if any((text := _error(a, b)) and text in message for a, b in misplaced):
+        return None
+    for name, a, b in reversed_whole:
+        text = _error(a, b) if max(a.ndim, b.ndim) >= 3 else None
+        if text and text in message:
+            return name
     return None

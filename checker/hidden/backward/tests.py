@@ -289,17 +289,25 @@ def test_mask_blocks_gradient(kata, ref, rng):
 
 @bug("mask-after-softmax")
 def test_mask_before_softmax(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2,), 2, 5, 4, 3)
-    _check(kata, ref, q, k, v, d_out, _causal(2, 5), "causal mask (2, 5)",
+    q, k, v, d_out = _inputs(rng, (2,), 2, 5, 6, 3)
+    mask = _causal(2, 5)  # query 0 may not see key 4
+    _check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5)",
            why="the recomputed weights are masked before the softmax, as kata 03")
+    # the blocked key scores 800 above the visible ones: a softmax before the mask gives it all the weight
+    q = _queries_for(np.where(mask, 0.0, 800.0) + rng.normal(size=(2, 2, 5)), k)
+    _check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5), query 0's blocked key scoring 800 above the rest",
+           why="the mask wins whatever the scores are: blocked scores are -inf before the softmax")
 
 
 @bug("full-row-nan")
 @weight(2)
 def test_no_visible_key(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2,), 5, 2, 4, 3)
-    _check(kata, ref, q, k, v, d_out, _causal(5, 2), "causal mask (5, 2): queries 0-2 see no key",
-           why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
+    # b = 6, n_q = 5, n_k = 2, d = 4, d_v = 3; key 1 scores 800 above key 0, so query 3, which sees key 0 only,
+    # tells a softmax masked before from one masked after (and renormalised: 0 / 0 there)
+    k, v, d_out = rng.normal(size=(6, 2, 4)), rng.normal(size=(6, 2, 3)), rng.normal(size=(6, 5, 3))
+    q = _queries_for(np.array([0.0, 800.0]) + rng.normal(size=(6, 5, 2)), k)
+    _check(kata, ref, q, k, v, d_out, _causal(5, 2), "causal mask (5, 2): queries 0-2 see no key, key 1 scores 800 "
+           "above key 0", why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
 
 
 @bug("full-row-uniform")
