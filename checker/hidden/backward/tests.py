@@ -267,9 +267,8 @@ def test_values_without_mask(kata, ref, rng):
 
 
 def test_worked_example(kata, ref):
-    q = np.array([[2.0, 1], [0, 1], [1, 1]])  # "order 4471 shipped" as kata 03, d_out = ones
-    k = np.array([[2.0, 1], [0, 1], [1, 0]])
-    v = np.array([[3.0, 0], [0, 4], [1, 1]])
+    # "order 4471 shipped" as kata 03 (its queries, keys and values), d_out = ones
+    q, k, v = (np.array(x, float) for x in ([[2, 1], [0, 1], [1, 1]], [[2, 1], [0, 1], [1, 0]], [[3, 0], [0, 4], [1, 1]]))
     _check(kata, ref, q, k, v, np.ones((3, 2)), _causal(3, 3), "causal mask (3, 3)")
 
 
