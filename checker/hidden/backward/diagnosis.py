@@ -58,8 +58,9 @@ def rows_text(bad, name):
     return "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
 
 
-def _first(got, want, rtol, atol):
-    index = tuple(int(i) for i in np.argwhere(~close(got, want, rtol, atol))[0])
+def _first(got, want, scale, rtol, atol):
+    """Where the first wrong number is (found in units of `scale`), and its value against the right one."""
+    index = tuple(int(i) for i in np.argwhere(~close(got / scale, want / scale, rtol, atol))[0])
     return f"at {list(index)}: got %s, expected %s" % numbers_apart(got[index], want[index])
 
 
@@ -70,8 +71,7 @@ def where_text(got, want, scales, rtol, atol):
         bad = ~close(g / s, w / s, rtol, atol)
         if bad.any():
             wrong.append(name)
-            parts.append(f"{name} is wrong in {rows_text(bad.any(axis=-1), name)} ({_first(g / s, w / s, rtol, atol)}"
-                         f"{'' if s == 1 else f', in units of {s:.3g}'})")
+            parts.append(f"{name} is wrong in {rows_text(bad.any(axis=-1), name)} ({_first(g, w, s, rtol, atol)})")
     right = [name for name in GRADS if name not in wrong]
     head = f"{' and '.join(right)} {'is' if len(right) == 1 else 'are'} right; " if right else ""
     return head + "; ".join(parts), wrong

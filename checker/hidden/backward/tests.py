@@ -10,9 +10,9 @@ the contract: one call's peak, as n grows, tells an n x n Jacobian per slice apa
 
 import numpy as np
 
-from checker.hidden.backward.diagnosis import GRADS, compare, transpose_error
+from checker.hidden.backward.running import as_triple, call_of, causal, check, expect_shapes, inputs, judge, learner, \
+    queries_for
 from checker.hidden.backward.variants import SOFTMAX_BACKWARD_VARIANTS
-from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, expect_close, \
     expect_float, expect_shape, tolerance, weight
 
@@ -131,9 +131,9 @@ JACOBIAN_BYTES = 1.5
 def _peak_bytes(function, *args):
     """(result, the most memory the learner's process held, beyond what it held before any learner code ran,
     up to the call's end). The one place a figure comes from: `measuring`, which reads the kernel's accounting
-    of the child (VmHWM), out of the learner's reach. That peak never falls, so each memory test runs in a
-    child of its own (`measured`) and calls the small size first: the growth to the large one is the large
-    call's own."""
+    of the child (VmHWM), out of the learner's reach. That peak never falls, so the memory test runs first in
+    its child (`measured`) and calls each function at the small size first: the growth to the large one is the
+    large call's own."""
     got, figures = function.measuring(*args)
     return got, figures["peak_bytes"]
 
@@ -151,10 +151,137 @@ def _jacobian_failure(call, peaks, per_cell, slices):
                    f"{JVP} needs O(n) per slice", "softmax-jacobian-materialized", exact=True)
 
 
+def _values_first(check):
+    try:
+        check()
+    except Failure as failure:  # a values mistake, told as one: memory is judged only on right numbers
+        raise Failure(f"values wrong, memory not judged: {failure.message}", failure.bug, exact=failure.exact,
+                      nonfinite=failure.nonfinite) from None
+
+
+# --- attention_backward: shape first, then values -------------------------------------------------------------
+
+@bug("batch-transpose")
+def test_shapes(kata, ref, rng):
+    q, k, v, d_out = inputs(rng, (2, 3), 4, 6, 5, 7)  # b=2, h=3, n_q=4, n_k=6, d=5, d_v=7
+    call = call_of(q, k, v, d_out)
+    got = as_triple(learner(kata.attention_backward, call, (q, k, v, d_out), None), call)
+    want = ref.attention_backward(q, k, v, d_out)
+    expect_shapes(got, want, (q, k, v), call)
+
+
+@bug("missing-scale")
+def test_values_without_mask(kata, ref, rng):
+    check(kata, ref, *inputs(rng, (2, 3), 4, 6, 5, 7), why="no mask: every query sees every key")
+
+
+def test_worked_example(kata, ref):
+    # "order 4471 shipped" as kata 03 (its queries, keys and values), d_out = ones
+    q, k, v = (np.array(x, float) for x in ([[2, 1], [0, 1], [1, 1]], [[2, 1], [0, 1], [1, 0]], [[3, 0], [0, 4], [1, 1]]))
+    check(kata, ref, q, k, v, np.ones((3, 2)), causal(3, 3), "causal mask (3, 3)")
+
+
+@bug("grad-missing-scale")
+def test_scale(kata, ref, rng):
+    # d = 9: the scale sqrt(d) = 3 is no other size of the call (n_q = 2, n_k = 5, d_v = 4, batch 2)
+    check(kata, ref, *inputs(rng, (2,), 2, 5, 9, 4), why="dq and dk carry the forward's 1/sqrt(d)")
+
+
+@bug("grad-dv-not-transposed")
+def test_self_attention(kata, ref, rng):
+    # n_q = n_k: an untransposed P still multiplies d_out here, and swapped operands still fit
+    check(kata, ref, *inputs(rng, (2,), 5, 5, 3, 4), causal(5, 5), "causal mask (5, 5)",
+           why="dv = P^T . d_out: key j gathers d_out from the queries that saw it")
+
+
+@bug("grad-dq-dk-swapped")
+def test_self_attention_heads(kata, ref, rng):
+    check(kata, ref, *inputs(rng, (2, 3), 6, 6, 4, 5), why="dq = dS . k / sqrt(d), dk = dS^T . q / sqrt(d)")
+
+
+@bug("backward-ignores-mask")
+@weight(2)
+def test_mask_blocks_gradient(kata, ref, rng):
+    q, k, v, d_out = inputs(rng, (2, 2), 3, 5, 6, 4)
+    keep = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
+    mask = causal(3, 5) & keep  # (2, 1, 3, 5): every query still sees a key
+    check(kata, ref, q, k, v, d_out, mask, "causal mask (3, 5) & padding (2, 1, 1, 5)",
+           why="a blocked (query, key) pair passes no gradient")
+
+
+@bug("mask-after-softmax")
+def test_mask_before_softmax(kata, ref, rng):
+    q, k, v, d_out = inputs(rng, (2,), 2, 5, 6, 3)
+    mask = causal(2, 5)  # query 0 may not see key 4
+    check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5)",
+           why="the recomputed weights are masked before the softmax, as kata 03")
+    # the blocked key scores 800 above the visible ones: a softmax before the mask gives it all the weight
+    q = queries_for(np.where(mask, 0.0, 800.0) + rng.normal(size=(2, 2, 5)), k)
+    check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5), query 0's blocked key scoring 800 above the rest",
+           why="the mask wins whatever the scores are: blocked scores are -inf before the softmax")
+
+
+@bug("full-row-nan")
+@weight(2)
+def test_no_visible_key(kata, ref, rng):
+    # b = 6, n_q = 5, n_k = 2, d = 4, d_v = 3; key 1 scores 800 above key 0, so query 3, which sees key 0 only,
+    # tells a softmax masked before from one masked after (and renormalised: 0 / 0 there)
+    k, v, d_out = rng.normal(size=(6, 2, 4)), rng.normal(size=(6, 2, 3)), rng.normal(size=(6, 5, 3))
+    q = queries_for(np.array([0.0, 800.0]) + rng.normal(size=(6, 5, 2)), k)
+    check(kata, ref, q, k, v, d_out, causal(5, 2), "causal mask (5, 2): queries 0-2 see no key, key 1 scores 800 "
+           "above key 0", why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
+
+
+@bug("full-row-uniform")
+def test_padding_mask(kata, ref, rng):
+    q, k, v, d_out = inputs(rng, (2, 2), 4, 4, 5, 3)
+    keep = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
+    check(kata, ref, q, k, v, d_out, causal(4, 4) & keep, "causal mask (4, 4) & padding (2, 1, 1, 4): queries "
+           "0-1 of example 1 see no key", why="a query with no visible key passes no gradient")
+
+
+@bug("no-max-shift")
+def test_large_scores(kata, ref, rng):
+    # queries 0-1 score about +800 against every key (exp overflows without the shift), queries 2-3 about 0
+    k, v = rng.normal(size=(2, 3, 5)), rng.normal(size=(2, 3, 2))
+    scores = np.array([[800.0], [800.0], [0.0], [0.0]]) + rng.normal(size=(2, 4, 3))
+    q = queries_for(scores, k)
+    check(kata, ref, q, k, v, rng.normal(size=(2, 4, 2)), why="queries 0-1 score about +800, 2-3 about 0: "
+           "the recomputed softmax stays finite for any score")
+
+
+def test_shared_keys(kata, ref, rng):
+    # k and v shared by every example and head, a key-padding mask (2, 1, 1, n_k): their gradients are summed back
+    q, d_out = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 4, 2))
+    k, v = rng.normal(size=(6, 5)), rng.normal(size=(6, 2))
+    keep = np.ones((2, 1, 1, 6), bool)
+    keep[1, ..., 4:] = False
+    check(kata, ref, q, k, v, d_out, keep, "padding (2, 1, 1, 6)",
+           why="k (6, 5) and v (6, 2) are shared: dk and dv sum over every example and head")
+
+
+def test_float32(kata, ref, rng):
+    q, k, v, d_out = (x.astype(np.float32) for x in inputs(rng, (2, 2), 3, 5, 4, 6))
+    check(kata, ref, q, k, v, d_out, causal(3, 5), "causal mask (3, 5)")
+
+
+@bug("mutates-input")
+def test_inputs_unchanged(kata, rng):
+    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
+        q, k, v, d_out = (x.astype(dtype) for x in inputs(rng, (2,), 5, 3, 4, 2))
+        mask = causal(5, 3)  # queries 0-1 see no key: some code edits the mask just for those
+        args = (q, k, v, d_out, mask)
+        call = call_of(q, k, v, d_out, mask, "causal mask (5, 3)")
+        _, after = kata.attention_backward.keeping_args(*(a.copy() for a in args))
+        _unchanged(call, dict(zip(API["attention_backward"], args)), after)
+
+
 @bug("softmax-jacobian-materialized")
 @weight(3)
 @measured
-def test_softmax_backward_memory(kata, ref, rng):
+def test_memory(kata, ref, rng):
+    # one child for both functions (the peak never falls): softmax_backward at both sizes, then attention_backward
+    # at both; a right softmax_backward leaves the peak far below what an attention Jacobian adds
     peaks = []
     for n in MEMORY_SIZES:
         y, dy = _softmax(rng.normal(size=(1, n))), rng.normal(size=(1, n))
@@ -165,219 +292,13 @@ def test_softmax_backward_memory(kata, ref, rng):
     per_cell = _memory_growth(peaks, MEMORY_SIZES, 1)
     if per_cell > JACOBIAN_BYTES:
         raise _jacobian_failure("softmax_backward(y (1, n), dy (1, n))", peaks, per_cell, 1)
-
-
-def _values_first(check):
-    try:
-        check()
-    except Failure as failure:  # a values mistake, told as one: memory is judged only on right numbers
-        raise Failure(f"values wrong, memory not judged: {failure.message}", failure.bug, exact=failure.exact,
-                      nonfinite=failure.nonfinite) from None
-
-
-# --- attention_backward: running and comparing ---------------------------------------------------------------
-
-def _call(q, k, v, d_out, mask=None, mask_text=None):
-    text = call_text("attention_backward", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v), d_out=np.asarray(d_out))
-    if mask is not None:
-        text = text[:-1] + f", {mask_text or f'mask {np.shape(mask)}'})"
-    return text
-
-
-def _learner(function, call, args, mask):
-    """The learner's call; the shape error of a batched .T is named, not left a crash."""
-    try:
-        return function(*args, *(() if mask is None else (mask,)))
-    except LearnerError as error:
-        operand = None if error.not_implemented else transpose_error(error.message, *args[:4], mask)
-        if operand is None:
-            raise
-        raise Failure(f"{call} raised {error}: {operand} is batched, and {operand}.T reverses every axis, not just "
-                      f"the last two; use np.swapaxes({operand}, -1, -2)", "batch-transpose", exact=True) from None
-
-
-def _as_triple(got, call):
-    if not isinstance(got, (tuple, list)) or len(got) != 3:
-        raise Failure(f"{call} returned {type(got).__name__}" + (f" of {len(got)}" if isinstance(got, (tuple, list))
-                      else "") + ", expected the triple (dq, dk, dv)")
-    return tuple(as_array(g, f"{call} ({name})") for g, name in zip(got, GRADS))
-
-
-def _shapes(got, want, inputs, call):
-    """Each gradient has its input's shape; dv with its last two axes swapped, and a gradient not summed back
-    over broadcast axes, are said as what they are."""
-    for name, g, w, x in zip(GRADS, got, want, inputs):
-        if g.shape == w.shape:
-            expect_float(g, f"{call} ({name})")
-            continue
-        if name == "dv" and g.shape == np.swapaxes(w, -1, -2).shape and \
-                close(np.swapaxes(g, -1, -2), w, *tolerance(g, w)).all():
-            raise Failure(f"{call} returned dv of shape {g.shape}, expected {w.shape}: it is (P^T . d_out)^T = "
-                          "d_out^T . P: P was not transposed; dv = P^T . d_out, (n_k, n_q) . (n_q, d_v)",
-                          "grad-dv-not-transposed", exact=True)
-        text = f"{call} returned {name} of shape {g.shape}, expected {w.shape}, the shape of {name[1:]}"
-        if g.ndim > w.ndim or (g.ndim == w.ndim and any(a > b == 1 for a, b in zip(g.shape, w.shape))):
-            text += f": {name[1:]} was broadcast; sum its gradient over the axes broadcasting added or stretched"
-        raise Failure(text)
-
-
-def _check(kata, ref, q, k, v, d_out, mask=None, mask_text=None, why=""):
-    call = _call(q, k, v, d_out, mask, mask_text)
-    got = _as_triple(_learner(kata.attention_backward, call, (q, k, v, d_out), mask), call)
-    want = ref.attention_backward(*(np.asarray(x, np.float64) for x in (q, k, v, d_out)), mask)
-    lead = np.broadcast_shapes(*(np.shape(x)[:-2] for x in (q, k, v) + (() if mask is None else (mask,))))
-    shape = (*lead, np.shape(q)[-2], np.shape(k)[-2])  # (..., n_q, n_k): the weights'
-    allowed = np.ones(shape, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), shape)
-    _judge(got, want, call, q, k, v, d_out, allowed, why)
-
-
-def _judge(got, want, call, q, k, v, d_out, allowed, why=""):
-    _shapes(got, want, (q, k, v), call)
-    compare(got, want, call, q, k, v, d_out, allowed, why)
-
-
-def _inputs(rng, lead, n_q, n_k, d, d_v):
-    return (rng.normal(size=(*lead, n_q, d)), rng.normal(size=(*lead, n_k, d)), rng.normal(size=(*lead, n_k, d_v)),
-            rng.normal(size=(*lead, n_q, d_v)))
-
-
-def _causal(n_q, n_k):
-    return np.arange(n_k)[None, :] <= np.arange(n_k - n_q, n_k)[:, None]  # (n_q, n_k), bottom-right as kata 03
-
-
-def _queries_for(scores, k):
-    """Queries whose scaled scores against k are exactly `scores` (k has d >= n_k)."""
-    return np.sqrt(k.shape[-1]) * scores @ np.linalg.pinv(np.swapaxes(k, -1, -2))  # (..., n_q, d)
-
-
-# --- attention_backward: shape first, then values -------------------------------------------------------------
-
-@bug("batch-transpose")
-def test_shapes(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2, 3), 4, 6, 5, 7)  # b=2, h=3, n_q=4, n_k=6, d=5, d_v=7
-    call = _call(q, k, v, d_out)
-    got = _as_triple(_learner(kata.attention_backward, call, (q, k, v, d_out), None), call)
-    want = ref.attention_backward(q, k, v, d_out)
-    _shapes(got, want, (q, k, v), call)
-
-
-@bug("missing-scale")
-def test_values_without_mask(kata, ref, rng):
-    _check(kata, ref, *_inputs(rng, (2, 3), 4, 6, 5, 7), why="no mask: every query sees every key")
-
-
-def test_worked_example(kata, ref):
-    # "order 4471 shipped" as kata 03 (its queries, keys and values), d_out = ones
-    q, k, v = (np.array(x, float) for x in ([[2, 1], [0, 1], [1, 1]], [[2, 1], [0, 1], [1, 0]], [[3, 0], [0, 4], [1, 1]]))
-    _check(kata, ref, q, k, v, np.ones((3, 2)), _causal(3, 3), "causal mask (3, 3)")
-
-
-@bug("grad-missing-scale")
-def test_scale(kata, ref, rng):
-    # d = 9: the scale sqrt(d) = 3 is no other size of the call (n_q = 2, n_k = 5, d_v = 4, batch 2)
-    _check(kata, ref, *_inputs(rng, (2,), 2, 5, 9, 4), why="dq and dk carry the forward's 1/sqrt(d)")
-
-
-@bug("grad-dv-not-transposed")
-def test_self_attention(kata, ref, rng):
-    # n_q = n_k: an untransposed P still multiplies d_out here, and swapped operands still fit
-    _check(kata, ref, *_inputs(rng, (2,), 5, 5, 3, 4), _causal(5, 5), "causal mask (5, 5)",
-           why="dv = P^T . d_out: key j gathers d_out from the queries that saw it")
-
-
-@bug("grad-dq-dk-swapped")
-def test_self_attention_heads(kata, ref, rng):
-    _check(kata, ref, *_inputs(rng, (2, 3), 6, 6, 4, 5), why="dq = dS . k / sqrt(d), dk = dS^T . q / sqrt(d)")
-
-
-@bug("backward-ignores-mask")
-@weight(2)
-def test_mask_blocks_gradient(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2, 2), 3, 5, 6, 4)
-    keep = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
-    mask = _causal(3, 5) & keep  # (2, 1, 3, 5): every query still sees a key
-    _check(kata, ref, q, k, v, d_out, mask, "causal mask (3, 5) & padding (2, 1, 1, 5)",
-           why="a blocked (query, key) pair passes no gradient")
-
-
-@bug("mask-after-softmax")
-def test_mask_before_softmax(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2,), 2, 5, 6, 3)
-    mask = _causal(2, 5)  # query 0 may not see key 4
-    _check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5)",
-           why="the recomputed weights are masked before the softmax, as kata 03")
-    # the blocked key scores 800 above the visible ones: a softmax before the mask gives it all the weight
-    q = _queries_for(np.where(mask, 0.0, 800.0) + rng.normal(size=(2, 2, 5)), k)
-    _check(kata, ref, q, k, v, d_out, mask, "causal mask (2, 5), query 0's blocked key scoring 800 above the rest",
-           why="the mask wins whatever the scores are: blocked scores are -inf before the softmax")
-
-
-@bug("full-row-nan")
-@weight(2)
-def test_no_visible_key(kata, ref, rng):
-    # b = 6, n_q = 5, n_k = 2, d = 4, d_v = 3; key 1 scores 800 above key 0, so query 3, which sees key 0 only,
-    # tells a softmax masked before from one masked after (and renormalised: 0 / 0 there)
-    k, v, d_out = rng.normal(size=(6, 2, 4)), rng.normal(size=(6, 2, 3)), rng.normal(size=(6, 5, 3))
-    q = _queries_for(np.array([0.0, 800.0]) + rng.normal(size=(6, 5, 2)), k)
-    _check(kata, ref, q, k, v, d_out, _causal(5, 2), "causal mask (5, 2): queries 0-2 see no key, key 1 scores 800 "
-           "above key 0", why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
-
-
-@bug("full-row-uniform")
-def test_padding_mask(kata, ref, rng):
-    q, k, v, d_out = _inputs(rng, (2, 2), 4, 4, 5, 3)
-    keep = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
-    _check(kata, ref, q, k, v, d_out, _causal(4, 4) & keep, "causal mask (4, 4) & padding (2, 1, 1, 4): queries "
-           "0-1 of example 1 see no key", why="a query with no visible key passes no gradient")
-
-
-@bug("no-max-shift")
-def test_large_scores(kata, ref, rng):
-    # queries 0-1 score about +800 against every key (exp overflows without the shift), queries 2-3 about 0
-    k, v = rng.normal(size=(2, 3, 5)), rng.normal(size=(2, 3, 2))
-    scores = np.array([[800.0], [800.0], [0.0], [0.0]]) + rng.normal(size=(2, 4, 3))
-    q = _queries_for(scores, k)
-    _check(kata, ref, q, k, v, rng.normal(size=(2, 4, 2)), why="queries 0-1 score about +800, 2-3 about 0: "
-           "the recomputed softmax stays finite for any score")
-
-
-def test_shared_keys(kata, ref, rng):
-    # k and v shared by every example and head, a key-padding mask (2, 1, 1, n_k): their gradients are summed back
-    q, d_out = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 4, 2))
-    k, v = rng.normal(size=(6, 5)), rng.normal(size=(6, 2))
-    keep = np.ones((2, 1, 1, 6), bool)
-    keep[1, ..., 4:] = False
-    _check(kata, ref, q, k, v, d_out, keep, "padding (2, 1, 1, 6)",
-           why="k (6, 5) and v (6, 2) are shared: dk and dv sum over every example and head")
-
-
-def test_float32(kata, ref, rng):
-    q, k, v, d_out = (x.astype(np.float32) for x in _inputs(rng, (2, 2), 3, 5, 4, 6))
-    _check(kata, ref, q, k, v, d_out, _causal(3, 5), "causal mask (3, 5)")
-
-
-@bug("mutates-input")
-def test_inputs_unchanged(kata, rng):
-    for dtype in (np.float64, np.float32):  # a no-copy np.asarray keeps the caller's array for some dtypes only
-        q, k, v, d_out = (x.astype(dtype) for x in _inputs(rng, (2,), 5, 3, 4, 2))
-        mask = _causal(5, 3)  # queries 0-1 see no key: some code edits the mask just for those
-        args = (q, k, v, d_out, mask)
-        call = _call(q, k, v, d_out, mask, "causal mask (5, 3)")
-        _, after = kata.attention_backward.keeping_args(*(a.copy() for a in args))
-        _unchanged(call, dict(zip(API["attention_backward"], args)), after)
-
-
-@bug("softmax-jacobian-materialized")
-@weight(3)
-@measured
-def test_attention_backward_memory(kata, ref, rng):
     peaks, n_q = [], 1  # one query (a decode step): everything right grows like n_k, a Jacobian like n_k^2
     for n_k in MEMORY_SIZES:
-        q, k, v, d_out = _inputs(rng, (), n_q, n_k, 2, 2)
+        q, k, v, d_out = inputs(rng, (), n_q, n_k, 2, 2)
         got, peak = _peak_bytes(kata.attention_backward, q, k, v, d_out)
-        call = _call(q, k, v, d_out)
-        _values_first(lambda: _judge(_as_triple(got, call), ref.attention_backward(q, k, v, d_out), call, q, k, v,
-                                     d_out, np.ones((n_q, n_k), bool)))
+        call = call_of(q, k, v, d_out)
+        _values_first(lambda: judge(as_triple(got, call), ref.attention_backward(q, k, v, d_out), call, q, k, v,
+                                    d_out, np.ones((n_q, n_k), bool)))
         peaks.append(peak)
     per_cell = _memory_growth(peaks, MEMORY_SIZES, n_q)
     if per_cell > JACOBIAN_BYTES:
