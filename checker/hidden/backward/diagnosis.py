@@ -160,17 +160,16 @@ def _error(a, b):
     return None
 
 
-def transpose_error(message, q, k, v, d_out, mask=None):
-    """The array whose .T made `message` (the learner's error), when it is the very error NumPy raises for a
-    batched operand reversed whole in one of the backward pass's products, and no misplaced operand raises
-    the same; else None."""
-    if max(np.ndim(x) for x in (q, k, v, d_out)) < 3:
-        return None
+def shape_error(message, q, k, v, d_out, mask=None):
+    """What made `message`, the learner's error, when it is the very error NumPy raises for one of the backward
+    pass's products done wrong: ("misplaced", None) for an operand put where another belongs (P . d_out,
+    dS . q, dS^T . k: a misplaced P and dS . q raise the same, so no bug is named), ("transposed", name) for
+    a batched operand reversed whole by .T; else None."""
     reversed_whole, misplaced = _products(q, k, v, d_out, mask)
     if any((text := _error(a, b)) and text in message for a, b in misplaced):
-        return None
+        return "misplaced", None
     for name, a, b in reversed_whole:
         text = _error(a, b) if max(a.ndim, b.ndim) >= 3 else None
         if text and text in message:
-            return name
+            return "transposed", name
     return None

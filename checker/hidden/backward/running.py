@@ -4,7 +4,7 @@ then their values (diagnosis.compare); and the inputs the tests build."""
 
 import numpy as np
 
-from checker.hidden.backward.diagnosis import GRADS, compare, transpose_error
+from checker.hidden.backward.diagnosis import GRADS, compare, shape_error
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, as_array, call_text, close, expect_float, tolerance
 
@@ -17,13 +17,20 @@ def call_of(q, k, v, d_out, mask=None, mask_text=None):
 
 
 def learner(function, call, args, mask):
-    """The learner's call; the shape error of a batched .T is named, not left a crash."""
+    """The learner's call; the shape error of a batched .T is named, and that of an operand in another's place
+    explained, instead of left a crash."""
     try:
         return function(*args, *(() if mask is None else (mask,)))
     except LearnerError as error:
-        operand = None if error.not_implemented else transpose_error(error.message, *args[:4], mask)
-        if operand is None:
+        found = None if error.not_implemented else shape_error(error.message, *args[:4], mask)
+        if found is None:
             raise
+        kind, operand = found
+        if kind == "misplaced":
+            n_q, n_k = np.shape(args[0])[-2], np.shape(args[1])[-2]
+            raise Failure(f"{call} raised {error}: a product of P or dS with the wrong partner, which only fits when "
+                          f"n_q = n_k (here {n_q} and {n_k}); the ones that fit: dv = P^T . d_out, (n_k, n_q) . "
+                          "(n_q, d_v), dq = dS . k, (n_q, n_k) . (n_k, d), dk = dS^T . q, (n_k, n_q) . (n_q, d)") from None
         raise Failure(f"{call} raised {error}: {operand} is batched, and {operand}.T reverses every axis, not just "
                       f"the last two; use np.swapaxes({operand}, -1, -2)", "batch-transpose", exact=True) from None
 
