@@ -129,11 +129,11 @@ JACOBIAN_BYTES = 1.5
 
 
 def _peak_bytes(function, *args):
-    """(result, the most memory the learner's process held, beyond what it held before any learner code ran,
-    up to the call's end). The one place a figure comes from: `measuring`, which reads the kernel's accounting
-    of the child (VmHWM), out of the learner's reach. That peak never falls, so the memory test runs first in
-    its child (`measured`) and calls each function at the small size first: the growth to the large one is the
-    large call's own."""
+    """(result, figures["peak_bytes"]: the extra bytes the call held at its peak). The one place a figure comes
+    from: `measuring` (the kernel's accounting of the child once the sandbox reads it, VmHWM since hello,
+    out of the learner's reach). That peak never falls, so the memory test runs first in its child
+    (`measured`) and calls each function at the small size first: the growth to the large one is then the
+    large call's own, whichever way the figure is taken."""
     got, figures = function.measuring(*args)
     return got, figures["peak_bytes"]
 
