@@ -61,6 +61,16 @@ def _pruned(block):
     return kept
 
 
+_COMMUTATIVE = (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
+
+
+def _shape(node):
+    """What an operand is, whatever its names: the order of commutative operands."""
+    return " ".join(type(part).__name__ + (repr(part.value) if isinstance(part, ast.Constant) else
+                                           part.attr if isinstance(part, ast.Attribute) else "")
+                    for part in walk(node))
+
+
 def _numpy(name):
     return ast.Attribute(ast.Name("numpy", ast.Load()), name, ast.Load())
 
@@ -108,6 +118,8 @@ class _Spellings(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and node.right.value == 0.5:
             return ast.Call(_numpy("sqrt"), [node.left], [])
+        if isinstance(node.op, _COMMUTATIVE) and _shape(node.right) < _shape(node.left):
+            node.left, node.right = node.right, node.left  # `b * a` is `a * b`
         return node
 
     def visit_Call(self, node):
