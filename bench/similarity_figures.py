@@ -37,9 +37,10 @@ def keep_names(kata):
 
 
 def figures(seeds=1, check=True):
-    """({class: (flagged, total)}, (honest flagged, honest compared, honest pairs), the flagged honest pairs)."""
+    """({class: (flagged, total)}, (honest flagged, honest compared, honest pairs), the flagged honest pairs,
+    (flagged, compared) of each "all" copy against the kata's other honest files)."""
     table = {kind: [0, 0] for kind in copies.CLASSES}
-    honest, flagged_honest = [0, 0, 0], []
+    honest, flagged_honest, crossed = [0, 0, 0], [], [0, 0]
     for kata in catalog.all_katas():
         sources = {path: path.read_bytes() for path in honest_files(kata)}
         keep = keep_names(kata)
@@ -54,6 +55,10 @@ def figures(seeds=1, check=True):
                 figure = similarity.similarity(source, made.encode(), kata.id)
                 table[kind][0] += figure is not None and figure >= similarity.THRESHOLD
                 table[kind][1] += 1
+                for other, other_source in sources.items() if kind == "all" and seed == 0 else ():
+                    figure = similarity.similarity(made.encode(), other_source, kata.id) if other != path else None
+                    crossed[0] += figure is not None and figure >= similarity.THRESHOLD
+                    crossed[1] += figure is not None
         for (a, sa), (b, sb) in itertools.combinations(sources.items(), 2):
             honest[2] += 1
             figure = similarity.similarity(sa, sb, kata.id)
@@ -63,7 +68,7 @@ def figures(seeds=1, check=True):
             if figure >= similarity.THRESHOLD:
                 honest[0] += 1
                 flagged_honest.append((figure, a.relative_to(ROOT), b.relative_to(ROOT)))
-    return table, honest, sorted(flagged_honest, reverse=True)
+    return table, honest, sorted(flagged_honest, reverse=True), crossed
 
 
 def shuffled_file(tokens, seed):
@@ -101,7 +106,7 @@ def main():
     parser.add_argument("--no-check", action="store_true", help="do not run the copies")
     options = parser.parse_args()
     start = time.perf_counter()
-    table, honest, flagged = figures(options.seeds, not options.no_check)
+    table, honest, flagged, crossed = figures(options.seeds, not options.no_check)
     print(f"threshold {similarity.THRESHOLD}, k {similarity.K}, window {similarity.WINDOW}, "
           f"min tokens {similarity.MIN_TOKENS} ({time.perf_counter() - start:.1f} s)")
     print("| copy made by | flagged |\n|---|---|")
@@ -110,6 +115,7 @@ def main():
     print(f"honest pairs flagged: {honest[0]} / {honest[1]} compared ({honest[2]} pairs in all)")
     for figure, a, b in flagged[:10]:
         print(f"  {figure:.3f} {a} ~ {b}")
+    print(f"a copy (all three edits) beside the kata's other honest files: {crossed[0]} / {crossed[1]} flagged")
     if options.cost:
         cost()
 
