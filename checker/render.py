@@ -194,6 +194,18 @@ def question_text(asked, number, total):
     return "\n".join(lines)
 
 
+def unreadable_text(asked, reply, hedged=False):
+    """A reply that reads as no option and no number: said so, and asked again (never marked wrong).
+    `hedged`: it said "about" where the question wants the exact figure."""
+    if hedged:
+        want = "an exact figure: this question wants the number itself, without `about` or `~`"
+    elif asked.choices:
+        want = f"a letter (a to {chr(ord('a') + len(asked.choices) - 1)}) or the start of an option"
+    else:
+        want = "a number, a shape or arithmetic (`2^28`, `1/sqrt(64)`)"
+    return click.style("Could not read that", fg="yellow", bold=True) + f" ({reply.strip()!r}) as {want}. Try again:"
+
+
 def verdict_text(asked):
     if asked.correct:
         head = click.style("Right.", fg="green", bold=True)
@@ -204,9 +216,13 @@ def verdict_text(asked):
     return f"{head}\n{asked.explanation}\n"
 
 
-def score_text(correct, asked, replay):
-    """The score, and the exact command that asks the same questions again."""
-    return click.style(f"Score: {correct} of {asked}", bold=True) + f"  (`{replay}` asks the same questions again)"
+def score_text(correct, asked, replay, answered=None):
+    """The score, and the exact command that asks the same questions again; `answered`: stopped after that many."""
+    if answered is not None and answered < asked:
+        head = f"Stopped. Score so far: {correct} of {answered} answered ({asked} asked)"
+    else:
+        head = f"Score: {correct} of {asked}"
+    return click.style(head, bold=True) + f"  (`{replay}` asks the same questions again)"
 
 
 def list_text(rows):

@@ -52,13 +52,19 @@ def quiz(kata_key, count, seed, as_json, list_only):
     seed = random.randrange(10**6) if seed is None else seed
     asked = quizzes.draw(questions, count, seed)
     read_reply, show = _quiz_io(err=as_json)
-    correct = quizzes.run(asked, read_reply, show)
+    replay = quizzes.replay_command(kata_key, count, seed)
+    try:
+        correct = quizzes.run(asked, read_reply, show)
+    except (KeyboardInterrupt, click.Abort):  # click's prompt turns Ctrl-C into Abort
+        right, done = quizzes.answered(asked)
+        show("\n" + render.score_text(right, len(asked), replay, answered=done))
+        sys.exit(1)
     if as_json:
-        click.echo(json.dumps({"seed": seed, "replay": quizzes.replay_command(kata_key, count, seed),
+        click.echo(json.dumps({"seed": seed, "replay": replay,
                                "asked": len(asked), "correct": correct,
                                "questions": [a.to_json() for a in asked]}))
     else:
-        show(render.score_text(correct, len(asked), quizzes.replay_command(kata_key, count, seed)))
+        show(render.score_text(correct, len(asked), replay))
 
 
 def _quiz_io(err=False):
