@@ -28,6 +28,9 @@ def cli():
         kata hint softmax
         kata mock --minutes 45
     """
+    from checker import layout
+
+    layout.use(layout.terminal_width())  # text fits the terminal; piped output is left unwrapped
 
 
 from checker.cli import dev, hiring, learn, practice  # noqa: E402 - each module adds its commands to `cli`

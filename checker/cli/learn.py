@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog
+from checker import catalog, layout
 from checker.cli import cli
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
@@ -123,9 +123,9 @@ def next_command():
         echo("Every kata passes here. Next: `kata quiz`, or `kata mock` for a timed interview.")
         return
     texts = kata_prompts(kata)
-    echo("\n".join([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
-                   + ["  " + line for line in texts.brief.splitlines()]
-                   + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."]))
+    echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
+                              + ["  " + line for line in texts.brief.splitlines()]
+                              + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."])))
 
 
 @cli.command()
@@ -152,7 +152,7 @@ def hint(kata_key):
             return
     entry.hints_used = min(entry.hints_used + 1, len(hints))
     for level, text in enumerate(hints[:entry.hints_used], start=1):
-        echo(click.style(f"Hint {level} of {len(hints)}", bold=True) + f"\n{text}\n")
+        echo("\n".join(layout.fit([click.style(f"Hint {level} of {len(hints)}", bold=True), *text.splitlines()])) + "\n")
     if entry.hints_used == len(hints) == written and kata.part("hints") is not None:
         echo(f"Run `kata hint {kata.id}` again: the next hints look at what your file computes.")
     elif entry.hints_used == len(hints):
