@@ -48,6 +48,11 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if result.bugs and not strict:
         summary += " · bugs: " + ", ".join(result.bugs)
     lines.append(f"{click.style(label, fg=colour, bold=True)}  {summary} · {result.seconds:.2f} s")
+    if result.status == Status.NOT_STARTED and result.unreachable:
+        lines += [""] + [f"Your code below line {u.raise_line} never runs: {u.function}() still holds the "
+                         f"stub's `raise NotImplementedError` ({result.file}:{u.raise_line}), so line "
+                         f"{u.first_line} and the rest are unreachable. Delete the raise." for u in result.unreachable]
+        return "\n".join(layout.fit(lines))
     if result.status == Status.NOT_STARTED:
         lines += ["", "The stub still raises NotImplementedError. The task:", ""]
         if prompts:

@@ -38,6 +38,7 @@ class Result:
     seconds: float
     output: str = ""  # what the learner's code printed
     unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
+    unreachable: list = field(default_factory=list)  # stubs.Unreachable: code written below the stub's raise
 
     @property
     def bugs(self):

@@ -194,13 +194,14 @@ def test_ctrl_c_leaves_watch_with_one_line_and_exit_0(workspace):
     assert "Traceback" not in result.output
 
 
-def test_watch_with_every_kata_passed_asks_for_one(workspace):
+def test_watch_with_every_kata_passed_congratulates_and_points_on(workspace):
     record = progress.load(workspace)
     for kata in catalog.all_katas():
         record.record_check(kata.id, "passed")
     record.save()
     result = run("watch")
-    assert result.exit_code == 2 and "every kata passes" in result.output
+    assert result.exit_code == 0 and "Every kata passes here: well done." in result.output
+    assert all(f"`kata {command}" in result.output for command in ("quiz", "mock", "review"))
 
 
 # --- kata mock -----------------------------------------------------------------------------------
@@ -288,7 +289,7 @@ def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(works
 def test_running_out_of_time_ends_with_the_report(workspace):
     clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
     result = run("mock", "--kata", "02", "--minutes", "2", clock=clock)
-    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output  # 0 only for passed
     assert "Time is up." in result.output and "| status | out of time |" in result.output
     report = the_report(workspace)
     assert report["status"] == "out of time" and report["seconds_to_pass"] is None
@@ -301,13 +302,13 @@ def test_running_out_of_real_time(workspace):
     started = time.monotonic()
     result = run("mock", "--kata", "02", "--minutes", "0.005", "--poll", "0.02")
     assert time.monotonic() - started < 5
-    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output
     assert the_report(workspace)["status"] == "out of time"
 
 
 def test_ctrl_c_stops_a_mock_and_still_writes_the_report(workspace):
     result = run("mock", "--kata", "02", clock=FakeClock((90, interrupt)))
-    assert result.exit_code == 0 and "Traceback" not in result.output and "Stopped." in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output and "Stopped." in result.output
     report = the_report(workspace)
     assert report["status"] == "stopped" and report["attempts"] == 0
 
@@ -325,7 +326,7 @@ def test_the_mock_draws_a_kata_not_passed_yet_and_says_why(workspace):
         record.record_check(kata.id, "passed")
     record.save()
     result = run("mock", "--seed", "3", "--minutes", "1", clock=FakeClock())
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # out of time
     drawn = mock.pick(katas, katas[-2:], 3)[0]
     assert the_report(workspace)["kata"] == drawn.id
     assert f"Mock interview: {drawn}" in result.output

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from checker import catalog, layout
-from checker.cli import cli
+from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
 from checker.results import Status
@@ -28,7 +28,7 @@ def list_katas(as_json):
     """
     from checker import render
 
-    record = load_progress(catalog.find_workspace())
+    record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     if as_json:
         click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": e.status, "attempts": e.attempts,
@@ -71,7 +71,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
     if check_all and file:
         raise UsageProblem("--file checks one kata: give its ID instead of --all")
     katas = catalog.all_katas() if check_all else [find_kata(kata_key)]
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     paths = [readable(file) if file else catalog.learner_file(kata, workspace) for kata in katas]
     for path in paths:
         readable(path)
@@ -117,7 +117,7 @@ def next_command():
     \b
         kata next
     """
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     kata = next_kata(workspace)
     if kata is None:
         echo("Every kata passes here. Next: `kata quiz`, or `kata mock` for a timed interview.")
@@ -129,26 +129,31 @@ def next_command():
 
 
 @cli.command()
-@click.argument("kata_key", metavar="ID")
+@click.argument("kata_key", metavar="[ID]", required=False)
 def hint(kata_key):
-    """Reveal the next hint for a kata, one level at a time.
+    """Reveal the next hint for a kata, one level at a time; without ID, for the kata you are on (the one
+    `kata next` names).
 
     Example:
 
     \b
+        kata hint
         kata hint 02
     """
-    kata = find_kata(kata_key)
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
+    kata = find_kata(kata_key) if kata_key else next_kata(workspace)
+    if kata is None:
+        echo("Every kata passes here: no hint needed. `kata hint ID` still shows a kata's hints.")
+        return
     hints = list(kata_prompts(kata).hints)
     record = load_progress(workspace)
     entry = record.of(kata.id)
     written = len(hints)
     if entry.hints_used >= written:
-        hints += _hints_from_a_check(kata, workspace)
+        deeper, unexplained = _hints_from_a_check(kata, workspace)
+        hints += deeper
         if len(hints) == written and kata.part("hints") is not None:
-            echo(f"No hint from your file: it holds no planted bug the checker can point at "
-                 f"(`kata check {kata.id}` says what still fails).")
+            echo("\n".join(layout.fit([_no_deeper_hint(kata, unexplained)])))
             return
     entry.hints_used = min(entry.hints_used + 1, len(hints))
     for level, text in enumerate(hints[:entry.hints_used], start=1):
@@ -167,12 +172,24 @@ def _hints_from_a_check(kata, workspace):
     deeper = getattr(kata.part("hints"), "deeper", None)
     path = catalog.learner_file(kata, workspace)
     if deeper is None or not path.is_file():
-        return []
+        return [], False
     from checker import prompts
     from checker.runner import check as run_check
 
     result = run_check(kata, path, seed=learner_seed(workspace, kata))
-    return deeper(result.details, prompts.fix_of)
+    unexplained = "remaining" in result.details and result.details["remaining"] is None
+    return deeper(result.details, prompts.fix_of), unexplained
+
+
+def _no_deeper_hint(kata, unexplained):
+    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does."""
+    if unexplained:
+        return (f"No hint from your file: it computes what no mix of the planted bugs computes, so one of your "
+                f"edits changed a line into something that is neither the planted bug nor its fix (or fixed it "
+                f"halfway). `kata check {kata.id}` says where the numbers differ; `kata reset {kata.id}` brings "
+                f"the planted stub back and keeps your file.")
+    return (f"No hint from your file: it holds no planted bug the checker can point at "
+            f"(`kata check {kata.id}` says what still fails).")
 
 
 @cli.command()
@@ -190,10 +207,8 @@ def solution(kata_key, yes):
         kata solution 01
         kata solution 01 --yes | head -20
     """
-    from checker.cli import common
-
     kata = find_kata(kata_key)
-    record = load_progress(catalog.find_workspace())
+    record = load_progress(common.workspace())
     if not yes and not record.of(kata.id).ever_passed:
         if not common.terminal_attached():
             raise click.ClickException(f"kata {kata} has not passed yet and there is no terminal to ask on: "
@@ -232,7 +247,7 @@ def reset(kata_key, restore, seed):
     from checker import workspace
     from checker.runner import display_path
 
-    here = catalog.find_workspace()
+    here = common.workspace()
     try:
         if restore is not None:
             restored, replaced = workspace.restore(kata, here, None if restore == "newest" else restore)
@@ -280,7 +295,7 @@ def list_backups(kata_key):
     from checker.runner import display_path
 
     kata = find_kata(kata_key) if kata_key else None
-    kept = workspace.backups(catalog.find_workspace(), kata)
+    kept = workspace.backups(common.workspace(), kata)
     if not kept:
         echo("No backups yet: `kata reset ID` keeps one each time it restores a stub.")
         return
