@@ -90,6 +90,9 @@ def _failures_lines(result, prompts, command, shown):
     hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
         lines += ["", f"... and {hidden} more: `{command} check {result.kata} --verbose` shows every check."]
+    if shown > 1 and any(test.calls for test, _ in failures):
+        lines += ["", f"`{command} check {result.kata} --repro` writes the first failing call as a Python snippet "
+                      "to run on your file."]
     return lines
 
 

@@ -23,6 +23,7 @@ class TestOutcome:
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
     claimed: bool = False  # relied on figures the learner's process reported about itself
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
+    calls: list = field(default_factory=list, repr=False)  # a failure's calls (proxy.Call), for its repro
 
     def to_json(self):
         return {"name": self.name, "outcome": Status(self.outcome).value, "bug": self.bug, "message": self.message}

@@ -121,12 +121,20 @@ def signature_problem(api, signatures):
 
 
 def run_test(test, name, fixtures, session):
+    """One hidden test's outcome; a failure keeps the test's calls, for its repro."""
+    wanted = _parameters(test)
+    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
+    session.calls = []  # every call of this test, kept with a failure for its repro
+    outcome = _outcome(test, name, fixtures, session, wanted)
+    if outcome.outcome != Status.PASSED:
+        outcome.calls = session.calls
+    return outcome
+
+
+def _outcome(test, name, fixtures, session, wanted):
     import numpy as np  # loaded by _run_all by now; the module itself does not import NumPy
 
     from checker.testkit import Failure  # imports NumPy, as above
-
-    wanted = _parameters(test)
-    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})

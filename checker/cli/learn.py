@@ -48,7 +48,9 @@ def list_katas(as_json):
               help="Seconds the learner's code may take in all.")
 @click.option("--all", "check_all", is_flag=True, help="Check every kata, then one summary line a kata.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check: each failure in full, and those that pass.")
-def check(kata_key, file, as_json, timeout, check_all, verbose):
+@click.option("--repro", is_flag=True, help="Write the first failure as a runnable Python snippet (.kata/repro/) and "
+              "print it: the failing call and its inputs, replayed on your file.")
+def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
     """Check a kata (ID like 01 or 1, or a slug like softmax) and name the bugs found.
 
     Failures that name a bug (and draw a picture) come first; --verbose shows every check.
@@ -62,6 +64,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
         kata check 01
         kata check 03 --verbose
         kata check softmax --file my-try.v2.py --json
+        kata check 05 --repro
         kata check --all
     """
     from checker import render
@@ -70,6 +73,8 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
         raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
     if check_all and file:
         raise UsageProblem("--file checks one kata: give its ID instead of --all")
+    if check_all and repro:
+        raise UsageProblem("--repro writes the failure of one kata: give its ID instead of --all")
     katas = catalog.all_katas() if check_all else [find_kata(kata_key)]
     workspace = common.workspace()
     paths = [readable(file) if file else catalog.learner_file(kata, workspace) for kata in katas]
@@ -96,8 +101,33 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
              for r, k in zip(results, katas)]
     if check_all:
         texts.append(render.summary_lines(results))
+    if repro:
+        texts.append(_repro_text(katas[0], results[0], paths[0], workspace))
     echo("\n\n".join(texts))
     sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
+
+
+def _repro_text(kata, result, path, workspace):
+    """`--repro`: the first failure as a snippet, written to .kata/repro/NN_slug.py (and .npz), and shown."""
+    from checker import repro
+    from checker.runner import display_path
+
+    failed = next((test for test in result.ranked_failures if test.calls), None)
+    if result.status == Status.NOT_STARTED:
+        return "No repro: the stub still raises NotImplementedError."
+    if failed is None:
+        return "No repro: " + ("every check passed." if result.status == Status.PASSED else
+                               "no failing check called your code (it did not load, or still raises the stub's error).")
+    target = Path(workspace) / ".kata" / "repro" / Path(kata.filename).name
+    snippet = repro.build(failed, path, kata.id, target.with_suffix(".npz"))
+    try:
+        written = repro.write(snippet, target)
+    except OSError as error:
+        raise click.ClickException(f"could not write the repro: {error}") from None
+    return "\n".join([click.style(f"Repro of {failed.name}", bold=True) + f", written to {display_path(written[0])}"
+                      + (f" (its inputs: {display_path(written[1])})" if len(written) > 1 else "")
+                      + f": run it with `python {display_path(written[0])}`, or paste it into a REPL.", "",
+                      layout.Kept(snippet.code.rstrip())])
 
 
 def next_step_text(workspace, record=None):
