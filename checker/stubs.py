@@ -43,14 +43,16 @@ def _raises_not_implemented(statement):
 
 _PRACTICE_ONLY = re.compile(r"^\s*(Hint|Trap)s?:", re.I)
 _TODO = re.compile(r"^\s*#\s*TODO\b")
+_TODO_GOES_ON = re.compile(r"^\s*#\s{2,}\S")  # a TODO's next line, indented under its text
 
 
 def interview(source):
     """The stub as an interviewer hands it out: the same code and contract, without `# TODO` lines and
     without the docstring paragraphs marked `Hint:` or `Trap:` (a paragraph ends at a blank line)."""
-    kept, lines, skipping = [], source.splitlines(keepends=True), False
-    for number, line in enumerate(lines):
-        if _TODO.match(line):
+    kept, skipping, todo = [], False, False
+    for line in source.splitlines(keepends=True):
+        todo = bool(_TODO.match(line) or (todo and _TODO_GOES_ON.match(line)))
+        if todo:
             continue
         if _PRACTICE_ONLY.match(line):
             skipping = True
