@@ -70,6 +70,14 @@ def hang_of(line):
     return " " * display_width(found.group(0)) if found else None
 
 
+def reflow(lines, width, indent=""):
+    """Hard-broken prose (a brief written at 100 columns) as one paragraph wrapped to `width`, each line
+    starting with `indent`; as it is (with the indent) when it fits or there is no width."""
+    if width is None or all(display_width(indent + line) <= width for line in lines):
+        return [indent + line for line in lines]
+    return wrap(indent + " ".join(line.strip() for line in lines), width)
+
+
 class Kept(str):
     """A line drawn to fit already (a table, a picture): `wrap_all` leaves it as it is."""
 

@@ -56,7 +56,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if result.status == Status.NOT_STARTED:
         lines += ["", "The stub still raises NotImplementedError. The task:", ""]
         if prompts:
-            lines += ["  " + line for line in prompts.brief.splitlines()]
+            lines += [layout.Kept(line) for line in layout.reflow(prompts.brief.splitlines(), layout.current(), "  ")]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
         lines += ["", f"Edit {result.file}{again}." + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
@@ -244,32 +244,6 @@ def score_text(correct, asked, replay, answered=None):
     return click.style(head, bold=True) + f"  (`{replay}` asks the same questions again)"
 
 
-def list_text(rows, plan=None):
-    """`kata list`: one line a kata, each column as wide as its content; a title too long for the terminal
-    wraps inside its own column. rows: (kata, title, progress.KataProgress). `plan`: review lines, after."""
-    head = ("id", "kata", "", "status", "attempts", "hints", "time to pass")
-    cells = [(kata.id, kata.slug, title, entry.status, str(entry.attempts), str(entry.hints_used),
-              duration(entry.seconds_to_pass)) for kata, title, entry in rows]
-    widths = [max(layout.display_width(row[i]) for row in [head, *cells]) for i in range(len(head))]
-    terminal = layout.current()
-    if terminal is not None:  # the title takes what the other columns leave
-        widths[2] = max(12, min(widths[2], terminal - sum(widths) + widths[2] - 2 * (len(widths) - 1)))
-    right = {4, 5}
-
-    def line(row, styled=None):
-        parts = [layout.pad(text, widths[i]) if i not in right else f"{text:>{widths[i]}}" for i, text in enumerate(row)]
-        if styled:
-            parts[3] = styled_status(row[3], widths[3])
-        return "  ".join(parts).rstrip()
-
-    lines = [line(head)]
-    for row in cells:
-        title = layout.wrap(row[2], widths[2], "", narrowest=1) if layout.display_width(row[2]) > widths[2] else [row[2]]
-        lines.append(layout.Kept(line((*row[:2], title[0], *row[3:]), styled=True)))
-        lines += [layout.Kept(line(("", "", more, "", "", "", "")).rstrip()) for more in title[1:]]
-    return "\n".join(lines + list(plan or []))
-
-
 def duration(seconds):
     """42 s, 4 min 05 s, 1 h 02 min; "-" for None (never)."""
     if seconds is None:
@@ -306,7 +280,8 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     if why:
         lines.append(why)
     brief = prompts.brief.replace(f"katas/{kata.filename}", file)  # the mock's own file, not the learner's
-    lines += ["", click.style(prompts.title, bold=True)] + ["  " + line for line in brief.splitlines()] + [""]
+    lines += ["", click.style(prompts.title, bold=True)]
+    lines += [layout.Kept(line) for line in layout.reflow(brief.splitlines(), layout.current(), "  ")] + [""]
     if result is None:
         lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, {questions} questions "
                      "follow. Ctrl-C stops (the report is still written).")

@@ -4,7 +4,7 @@ width is measured; prose is broken at spaces only; piped output (no width) is le
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, layout, progress, prompts, render
+from checker import catalog, layout, progress, prompts, render, render_progress
 from checker.cli import cli
 from conftest import ZOO, checked
 
@@ -77,13 +77,13 @@ def test_kata_list_sizes_its_columns_and_keeps_long_titles_in_their_column(width
     record = progress.load(tmp_path)
     rows = [(kata, prompts.for_kata(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     width(columns)
-    text = render.list_text(rows)
+    text = render_progress.list_text(rows)
     assert widest(text) <= columns, text
     status_column = text.splitlines()[0].index("status")
     for line in text.splitlines()[1:]:  # each row's status starts in the header's column; wrapped titles too
         assert line[status_column:].startswith("unchecked") or not line[status_column:].strip()
     width(None)
-    assert sorted(words(render.list_text(rows))) == sorted(words(text))
+    assert sorted(words(render_progress.list_text(rows))) == sorted(words(text))
 
 
 def test_piped_output_is_not_wrapped(workspace):

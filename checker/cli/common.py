@@ -75,6 +75,17 @@ def learner_seed(workspace, kata):
     return DEFAULT_SEED if seed is None else seed
 
 
+def review_until(record):
+    """The interview date `kata review --until` set, while it is today or later; else None."""
+    from datetime import date
+
+    try:
+        until = date.fromisoformat(record.interview) if record.interview else None
+    except ValueError:
+        return None
+    return until if until and until >= date.today() else None
+
+
 def echo(text):
     from checker import render
 

@@ -26,7 +26,7 @@ def list_katas(as_json):
         kata list
         kata list --json
     """
-    from checker import render
+    from checker import render_progress, review
 
     record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
@@ -35,7 +35,8 @@ def list_katas(as_json):
                                 "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
                                 "bugs_seen": e.bugs_seen} for k, t, e in rows]))
     else:
-        echo(render.list_text(rows))
+        plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
+        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True)))
 
 
 @cli.command()
@@ -154,7 +155,8 @@ def next_command():
         return
     texts = kata_prompts(kata)
     echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
-                              + ["  " + line for line in texts.brief.splitlines()]
+                              + [layout.Kept(line) for line in layout.reflow(texts.brief.splitlines(),
+                                                                             layout.current(), "  ")]
                               + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."])))
 
 

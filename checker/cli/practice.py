@@ -57,14 +57,25 @@ def quiz(kata_key, count, seed, as_json, list_only):
         correct = quizzes.run(asked, read_reply, show)
     except (KeyboardInterrupt, click.Abort):  # click's prompt turns Ctrl-C into Abort
         right, done = quizzes.answered(asked)
+        _keep_answers(asked)
         show("\n" + render.score_text(right, len(asked), replay, answered=done))
         sys.exit(1)
+    _keep_answers(asked)
     if as_json:
         click.echo(json.dumps({"seed": seed, "replay": replay,
                                "asked": len(asked), "correct": correct,
                                "questions": [a.to_json() for a in asked]}))
     else:
         show(render.score_text(correct, len(asked), replay))
+
+
+def _keep_answers(asked):
+    """The questions missed, for `kata review` to ask again."""
+    from checker.cli.common import save
+
+    record = load_progress(common.workspace())
+    record.record_answers(asked)
+    save(record)
 
 
 def _quiz_io(err=False):
@@ -241,6 +252,8 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     status = session.run(check, show, ask, texts.questions, poll=poll, on_tick=_ticker(session))
     if status != mocks.PASSED:
         echo(f"\n{'Time is up' if status == mocks.OUT_OF_TIME else 'Stopped'}.")
+    if session.asked:
+        _keep_answers(session.asked)
     hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
     report = session.report(status, max(0, hints_after - hints_before))
     markdown = reports.mock_markdown(report)
