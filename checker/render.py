@@ -4,7 +4,7 @@ import os
 
 import click
 
-from checker import layout
+from checker import escape, layout
 from checker.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
@@ -43,14 +43,14 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     """
     label, colour = status_label(result.status)
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
-    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {escape.terminal(result.file)}"]
     summary = f"{passed} of {len(result.tests)} checks passed"
     if result.bugs and not strict:
         summary += " · bugs: " + ", ".join(result.bugs)
     lines.append(f"{click.style(label, fg=colour, bold=True)}  {summary} · {result.seconds:.2f} s")
     if result.status == Status.NOT_STARTED and result.unreachable:
         lines += [""] + [f"Your code below line {u.raise_line} never runs: {u.function}() still holds the "
-                         f"stub's `raise NotImplementedError` ({result.file}:{u.raise_line}), so line "
+                         f"stub's `raise NotImplementedError` ({escape.terminal(result.file)}:{u.raise_line}), so line "
                          f"{u.first_line} and the rest are unreachable. Delete the raise." for u in result.unreachable]
         return "\n".join(layout.fit(lines))
     if result.status == Status.NOT_STARTED:
@@ -59,7 +59,8 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
             lines += [layout.Kept(line) for line in layout.reflow(prompts.brief.splitlines(), layout.current(), "  ")]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
-        lines += ["", f"Edit {result.file}{again}." + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
+        lines += ["", f"Edit {escape.terminal(result.file)}{again}."
+                  + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
         return "\n".join(layout.fit(lines))
     if strict:
         lines += _strict_lines(result)
@@ -68,7 +69,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if verbose:
         lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
-        printed = result.output.strip().splitlines()
+        printed = escape.lines(result.output.strip())
         lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
         if len(printed) > 5:
             lines.append(f"  ... ({len(printed) - 5} more lines)")
@@ -102,9 +103,9 @@ def _strict_lines(result):
     for test in result.failures:
         mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
         crash = test.outcome in (Status.ERROR, Status.TIMEOUT) and not test.bug
-        lines.append(f"{mark} {test.name}" + (f": {test.message}" if crash else ""))
+        lines.append(f"{mark} {test.name}" + (f": {escape.terminal(test.message)}" if crash else ""))
         if crash:
-            lines += [f"    at {result.file}:{line} in {function}: {code}" for line, function, code in test.where[-3:]]
+            lines += [_at(result.file, *where) for where in test.where[-3:]]
     return lines
 
 
@@ -138,18 +139,22 @@ def _failure_lines(test, file, prompts, fixed=None):
     """One failure: its message, picture, lines of the learner's file and bug; the bug's fix only the first
     time it is named (`fixed`: the bugs whose fix is shown already)."""
     mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
-    lines = [f"{mark} {click.style(test.name, bold=True)}: {test.message}"]
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {escape.terminal(test.message)}"]
     if test.picture is not None:
         width = layout.current()
         lines += [layout.Kept("    " + line) for line in grid_lines(test.picture, None if width is None else width - 4)]
-    for line, function, code in test.where[-3:]:
-        lines.append(f"    at {file}:{line} in {function}: {code}")
+    lines += [_at(file, *where) for where in test.where[-3:]]
     if test.bug:
         fix = prompts.fixes.get(test.bug) if prompts and test.bug not in (fixed or ()) else None
         if fixed is not None:
             fixed.add(test.bug)
         lines.append("    -> " + click.style(test.bug, fg="magenta", bold=True) + (f". Fix: {fix}" if fix else ""))
     return lines
+
+
+def _at(file, line, function, code):
+    """A frame of the learner's code: its file, line, function and the line's code (all of them its own)."""
+    return "    at " + escape.terminal(f"{file}:{line} in {function}: {code}")
 
 
 GRID_MAX = 8  # bigger tables are described, not drawn

@@ -40,6 +40,7 @@ class Result:
     output: str = ""  # what the learner's code printed
     unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
     unreachable: list = field(default_factory=list)  # stubs.Unreachable: code written below the stub's raise
+    frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 
     @property
     def bugs(self):

@@ -110,7 +110,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
 
 def _repro_text(kata, result, path, workspace):
     """`--repro`: the first failure as a snippet, written to .kata/repro/NN_slug.py (and .npz), and shown."""
-    from checker import repro
+    from checker import escape, repro
     from checker.runner import display_path
 
     failed = next((test for test in result.ranked_failures if test.calls), None)
@@ -128,7 +128,7 @@ def _repro_text(kata, result, path, workspace):
     return "\n".join([click.style(f"Repro of {failed.name}", bold=True) + f", written to {display_path(written[0])}"
                       + (f" (its inputs: {display_path(written[1])})" if len(written) > 1 else "")
                       + f": run it with `python {display_path(written[0])}`, or paste it into a REPL.", "",
-                      layout.Kept(snippet.code.rstrip())])
+                      *[layout.Kept(line) for line in escape.lines(snippet.code.rstrip())]])
 
 
 def next_step_text(workspace, record=None):
