@@ -53,12 +53,14 @@ def _handles(value):
             yield from _handles(item)
 
 
-def build(test, learner_file, kata_id, data_file):
-    """The snippet for one failed test (a TestOutcome with its calls), or None when it made no call."""
+def build(test, learner_file, kata_id, data_file, frontend="numpy"):
+    """The snippet for one failed test (a TestOutcome with its calls), or None when it made no call.
+    `frontend` "torch": the file is PyTorch, so arrays go in as tensors, as the checker sent them."""
     failing = failing_call(test)
     if failing is None:
         return None
-    writer = _Writer(data_file)
+    torch = frontend == "torch"
+    writer = _Writer(data_file, "torch.as_tensor" if torch else "")
     body = []
     for call in needed(test.calls, failing):
         if call.name == "__len__" and call is not failing:
@@ -77,7 +79,8 @@ def build(test, learner_file, kata_id, data_file):
     message = " ".join(test.message.split())
     head = [f"# A repro of `kata check {kata_id}`'s failing check `{test.name}`: the call it made, on your file.",
             "# The checker said:", *(f"#   {line}" for line in _lines(message, 96)),
-            "import importlib.util", "", "import numpy as np", "from numpy import inf, nan", "",
+            "import importlib.util", "", "import numpy as np", *(["import torch"] if torch else []),
+            "from numpy import inf, nan", "",
             f"spec = importlib.util.spec_from_file_location('learner', {str(Path(learner_file).resolve())!r})",
             "kata = importlib.util.module_from_spec(spec)", "spec.loader.exec_module(kata)"]
     if writer.arrays:
@@ -94,7 +97,7 @@ def _shown(message):
     lines = ["", "", "def show(value):  # as the checker's messages show a value: numbers when few, else the shape",
              "    if isinstance(value, (tuple, list)):",
              "        return '(' + ', '.join(show(item) for item in value) + ')'",
-             "    array = np.asarray(value)",
+             "    array = np.asarray(value.detach() if hasattr(value, 'detach') else value)",
              "    if array.dtype.kind not in 'biuf' or array.size > 12:",
              "        return f'array of shape {array.shape}' if array.dtype.kind in 'biuf' else repr(value)",
              "    return np.array2string(np.round(array, 3), separator=', ').replace(chr(10), '')", "", ""]
@@ -128,8 +131,8 @@ def _lines(text, width):
 class _Writer:
     """Python source for the calls' arguments; arrays too big to inline are collected for the .npz."""
 
-    def __init__(self, data_file):
-        self.data_file, self.arrays = data_file, {}
+    def __init__(self, data_file, wrap=""):
+        self.data_file, self.arrays, self.wrap = data_file, {}, wrap  # wrap: what turns an array into an input
 
     def literal(self, value):
         import numpy as np
@@ -140,10 +143,12 @@ class _Writer:
             return f"obj{value._handle.id}"
         if isinstance(value, np.ndarray):
             if value.size <= INLINE and value.dtype.kind in "biuf":
-                return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
-            name = f"a{len(self.arrays)}"
-            self.arrays[name] = value
-            return f"inputs[{name!r}]"
+                text = f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+            else:
+                name = f"a{len(self.arrays)}"
+                self.arrays[name] = value
+                text = f"inputs[{name!r}]"
+            return f"{self.wrap}({text})" if self.wrap else text
         if isinstance(value, np.generic):
             return f"np.{value.dtype.name}({value.item()!r})"
         if isinstance(value, tuple):

@@ -120,7 +120,7 @@ def _repro_text(kata, result, path, workspace):
         return "No repro: " + ("every check passed." if result.status == Status.PASSED else
                                "no failing check called your code (it did not load, or still raises the stub's error).")
     target = Path(workspace) / ".kata" / "repro" / Path(kata.filename).name
-    snippet = repro.build(failed, path, kata.id, target.with_suffix(".npz"))
+    snippet = repro.build(failed, path, kata.id, target.with_suffix(".npz"), result.frontend)
     try:
         written = repro.write(snippet, target)
     except OSError as error:
