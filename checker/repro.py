@@ -71,14 +71,13 @@ def build(test, learner_file, kata_id, data_file, frontend="numpy"):
         name = "len" if call.name == "__len__" else call.name
         invocation = f"len({owner})" if name == "len" else f"{owner}.{name}({', '.join(args)})"
         if call is failing:
-            body.append(f"got = {invocation}")
+            invocation = f"got = {invocation}"
         elif call.made is not None:
-            body.append(f"obj{call.made} = {invocation}")
-        else:
-            body.append(invocation)
+            invocation = f"obj{call.made} = {invocation}"
+        body += _broken(invocation)
     message = " ".join(test.message.split())
-    head = [f"# A repro of `kata check {kata_id}`'s failing check `{test.name}`: the call it made, on your file.",
-            "# The checker said:", *(f"#   {line}" for line in _lines(message, 96)),
+    head = [f"# A repro of `kata check {kata_id}`'s failing check `{test.name}`:",
+            "# the call it made, on your file. The checker said:", *(f"#   {line}" for line in _lines(message, 72)),
             "import importlib.util", "", "import numpy as np", *(["import torch"] if torch else []),
             "from numpy import inf, nan", "",
             f"spec = importlib.util.spec_from_file_location('learner', {str(Path(learner_file).resolve())!r})",
@@ -94,13 +93,16 @@ _NUMBER = r"(-?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
 def _shown(message):
     """What to print of `got`: where the message points (an index, or the entry holding the value it
     reports), else the whole of it as the messages show values (numbers when few, else the shape)."""
-    lines = ["", "", "def show(value):  # as the checker's messages show a value: numbers when few, else the shape",
+    lines = ["", "", "def show(value):  # as the checker's messages show values: few numbers, or a shape",
              "    if isinstance(value, (tuple, list)):",
              "        return '(' + ', '.join(show(item) for item in value) + ')'",
              "    array = np.asarray(value.detach() if hasattr(value, 'detach') else value)",
-             "    if array.dtype.kind not in 'biuf' or array.size > 12:",
-             "        return f'array of shape {array.shape}' if array.dtype.kind in 'biuf' else repr(value)",
-             "    return np.array2string(np.round(array, 3), separator=', ').replace(chr(10), '')", "", ""]
+             "    if array.dtype.kind not in 'biuf':",
+             "        return repr(value)",
+             "    if array.size > 12:",
+             "        return f'array of shape {array.shape}'",
+             "    text = np.array2string(np.round(array, 3), separator=', ')",
+             "    return text.replace(chr(10), '')", "", ""]
     shape = re.search(r"shape (\([\d, ]*\)), expected (\([\d, ]*\))", message)
     said = f"  # the checker saw shape {shape.group(1)}, expected {shape.group(2)}" if shape else ""
     lines.append(f"print(show(got)){said}")
@@ -115,6 +117,36 @@ def _shown(message):
                   f"    print(f'got{{where[0].tolist()}} =', repr(float(np.asarray(got)[tuple(where[0])])))"
                   f"  # the checker saw {value.group(1)}, expected {value.group(2)}"]
     return lines
+
+
+def _broken(line, width=79):
+    """A long line of code broken after the commas inside its brackets (never inside a string), each
+    continuation indented: still one statement."""
+    if len(line) <= width:
+        return [line]
+    pieces, current, depth, quote = [], "", 0, None
+    for char in line:
+        current += char
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth > 0:
+            pieces.append(current)
+            current = ""
+    pieces.append(current)
+    lines, text = [], ""
+    for piece in pieces:
+        if text and len(text) + len(piece) > width:
+            lines.append(text.rstrip())
+            text = "    " + piece.lstrip()
+        else:
+            text += piece
+    return lines + [text]
 
 
 def _lines(text, width):

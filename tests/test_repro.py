@@ -47,7 +47,7 @@ def test_the_repro_reproduces_the_learners_own_output(workspace, slug, source):
     assert result.exit_code == 1 and "Repro of " in result.output, result.output
     snippet = workspace / ".kata" / "repro" / kata.filename
     code = snippet.read_text()
-    message = " ".join(code.split("# The checker said:\n", 1)[1].split("\nimport", 1)[0].replace("#", " ").split())
+    message = " ".join(code.split("The checker said:\n", 1)[1].split("\nimport", 1)[0].replace("#", " ").split())
     assert message in " ".join(result.output.split())  # the message as the report shows it
     ran = subprocess.run([sys.executable, str(snippet)], capture_output=True, text=True, cwd="/", timeout=60)
     kind, text = reported(message)

@@ -13,13 +13,16 @@ class Problem(click.ClickException):
     chose: shown safe for the terminal."""
 
     def format_message(self):
-        from checker import escape
+        from checker import escape, layout
 
-        return escape.terminal(self.message)
+        message, width = escape.terminal(self.message), layout.current()
+        if width is None:  # piped: one line
+            return message
+        return "\n".join(layout.wrap("Error: " + message, width, hang="  ")).removeprefix("Error: ")
 
 
 class UsageProblem(Problem):
-    """A user mistake (unknown kata, missing file): one line, exit code 2."""
+    """A user mistake (unknown kata, missing file): one line (on a terminal, wrapped at words), exit code 2."""
 
     exit_code = 2
 

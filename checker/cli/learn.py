@@ -125,10 +125,10 @@ def _repro_text(kata, result, path, workspace):
         written = repro.write(snippet, target)
     except OSError as error:
         raise click.ClickException(f"could not write the repro: {error}") from None
-    return "\n".join([click.style(f"Repro of {failed.name}", bold=True) + f", written to {display_path(written[0])}"
-                      + (f" (its inputs: {display_path(written[1])})" if len(written) > 1 else "")
-                      + f": run it with `python {display_path(written[0])}`, or paste it into a REPL.", "",
-                      *[layout.Kept(line) for line in escape.lines(snippet.code.rstrip())]])
+    head = (click.style(f"Repro of {failed.name}", bold=True) + f", written to {display_path(written[0])}"
+            + (f" (its inputs: {display_path(written[1])})" if len(written) > 1 else "")
+            + f": run it with `python {display_path(written[0])}`, or paste it into a REPL.")
+    return "\n".join(layout.fit([head, ""]) + escape.lines(snippet.code.rstrip()))
 
 
 def next_step_text(workspace, record=None):
