@@ -227,7 +227,8 @@ def unreadable_text(asked, reply, hedged=False):
         want = f"a letter (a to {chr(ord('a') + len(asked.choices) - 1)}) or the start of an option"
     else:
         want = "a number, a shape or arithmetic (`2^28`, `1/sqrt(64)`)"
-    return click.style("Could not read that", fg="yellow", bold=True) + f" ({reply.strip()!r}) as {want}. Try again:"
+    said = click.style("Could not read that", fg="yellow", bold=True) + f" ({escape.terminal(reply.strip())!r}) as {want}."
+    return "\n".join(layout.fit([said + " Try again:"]))
 
 
 def verdict_text(asked):
@@ -241,12 +242,14 @@ def verdict_text(asked):
 
 
 def score_text(correct, asked, replay, answered=None):
-    """The score, and the exact command that asks the same questions again; `answered`: stopped after that many."""
+    """The score, and the exact command that asks the same questions again (None: there is none);
+    `answered`: stopped after that many."""
     if answered is not None and answered < asked:
         head = f"Stopped. Score so far: {correct} of {answered} answered ({asked} asked)"
     else:
         head = f"Score: {correct} of {asked}"
-    return click.style(head, bold=True) + f"  (`{replay}` asks the same questions again)"
+    again = f"  (`{replay}` asks the same questions again)" if replay else ""
+    return "\n".join(layout.fit([click.style(head, bold=True) + again]))
 
 
 def duration(seconds):

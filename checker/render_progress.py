@@ -42,11 +42,11 @@ def plan_lines(plan, questions=0, short=False):
         return [] if short else ["Nothing to review yet: a kata joins the review once it passes."]
     today = plan.now
     later = [(day, p) for day, proposals in plan.days if day != plan.today for p in proposals]
-    upcoming = ", ".join(f"{p.kata.id} on {day:%a %d %b}" for day, p in later[:4]) + (", ..." if len(later) > 4 else "")
+    upcoming = ", ".join(f"{p.kata.id} on {day:%a %d %b}" for day, p in later[:4]) + (f" and {len(later) - 4} more" if len(later) > 4 else "")
     if short:
         head = ("Review today: " + ", ".join(f"{p.kata} ({'; '.join(p.reasons)})" for p in today)
                 if today else "Review: nothing due today")
-        return ["", head + (f"; then {upcoming}" if upcoming else "") + ". `kata review` starts it."]
+        return layout.fit(["", head + (f"; then {upcoming}" if upcoming else "") + ". `kata review` starts it."])
     lines = [click.style(f"Review for {plan.today:%a %d %b}", bold=True)
              + (f", {(plan.until - plan.today).days + 1} days to {plan.until:%a %d %b}" if plan.until else "")]
     if today:

@@ -93,7 +93,7 @@ _NUMBER = r"(-?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
 def _shown(message):
     """What to print of `got`: where the message points (an index, or the entry holding the value it
     reports), else the whole of it as the messages show values (numbers when few, else the shape)."""
-    lines = ["", "", "def show(value):  # as the checker's messages show values: few numbers, or a shape",
+    lines = ["", "", "def show(value):  # a value as the checker's messages show it",
              "    if isinstance(value, (tuple, list)):",
              "        return '(' + ', '.join(show(item) for item in value) + ')'",
              "    array = np.asarray(value.detach() if hasattr(value, 'detach') else value)",

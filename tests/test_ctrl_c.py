@@ -59,6 +59,7 @@ def terminal_workspace(workspace):
 def test_ctrl_c_in_the_quiz_prints_the_score_so_far_and_the_replay_command(terminal_workspace):
     code, text = in_a_terminal(["quiz", "-n", "3", "--seed", "4"], terminal_workspace, "Your answer")
     assert code == 1, text
+    text = " ".join(text.split())  # wrapped at 80 columns
     assert "Stopped. Score so far: 0 of 0 answered (3 asked)" in text
     assert "`kata quiz -n 3 --seed 4` asks the same questions again" in text and "Aborted!" not in text
 

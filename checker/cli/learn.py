@@ -135,7 +135,7 @@ def next_step_text(workspace, record=None):
     """After a pass: the next kata to do, as one line."""
     following = next_kata(workspace, record)
     if following is None:
-        return "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview."
+        return "Every kata passes. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`."
     return f"Next: kata {following}, katas/{following.filename}: `kata check {following.id}` (or `kata next`)."
 
 
@@ -151,7 +151,7 @@ def next_command():
     workspace = common.workspace()
     kata = next_kata(workspace)
     if kata is None:
-        echo("Every kata passes here. Next: `kata quiz`, or `kata mock` for a timed interview.")
+        echo("Every kata passes here. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`.")
         return
     texts = kata_prompts(kata)
     echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]

@@ -160,7 +160,7 @@ def watch(ctx, kata_key, poll, max_checks):
         if result.status == "passed" and following is not None:
             banner = f"✓ {kata} passed ({len(result.tests)} of {len(result.tests)} checks). Next: {following}."
             return following
-        done = "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview." \
+        done = "Every kata passes. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`." \
             if result.status == "passed" else None
         echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()), banner, done))
         banner = None

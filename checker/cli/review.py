@@ -5,7 +5,7 @@ from datetime import date
 
 import click
 
-from checker import catalog
+from checker import catalog, layout
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, kata_prompts, load_progress, save
 
@@ -49,7 +49,7 @@ def review_command(ctx, until, show, poll, seed):
     echo("\n".join(render_progress.plan_lines(plan, len(questions))))
     if show or not (today or questions):
         return
-    done = all([_redo(ctx, proposal.kata, workspace, poll) for proposal in today])
+    done = all(_redo(ctx, proposal.kata, workspace, poll) for proposal in today)  # Ctrl-C stops the rest
     if done and questions:
         done = _ask(questions, workspace)
     sys.exit(0 if done else 1)
@@ -92,8 +92,8 @@ def _redo(ctx, kata, workspace, poll):
 
     warm.enable()
     path = mock.fresh_copy(kata, workspace, folder="review")
-    echo(click.style(f"\nRedo {kata} from a fresh stub: edit {display_path(path)} and save; each save is checked. "
-                     "Ctrl-C stops.", bold=True))
+    echo("\n" + "\n".join(layout.fit([click.style(f"Redo {kata} from a fresh stub: edit {display_path(path)} and save; "
+                                                 "each save is checked. Ctrl-C stops.", bold=True)])))
     outcomes = []
 
     def on_change(changed):
@@ -113,9 +113,9 @@ def _redo(ctx, kata, workspace, poll):
     review.record_review(record.of(kata.id), clean, time.time())  # the calendar's time: the schedule is in days
     save(record)
     entry = record.of(kata.id)
-    echo(f"{kata} passed again ({len(outcomes)} check{'s' if len(outcomes) != 1 else ''}): "
-         + (f"clean, so the next review is in {entry.interval_days:g} days." if clean
-            else "not at the first check, so it comes back tomorrow."))
+    echo("\n".join(layout.fit([f"{kata} passed again ({len(outcomes)} check{'s' if len(outcomes) != 1 else ''}): "
+                               + (f"clean, so the next review is in {entry.interval_days:g} days." if clean
+                                  else "not at the first check, so it comes back tomorrow.")])))
     return True
 
 
@@ -133,5 +133,5 @@ def _ask(questions, workspace):
     record.record_answers(asked)
     save(record)
     right, answered = quiz.answered(asked)
-    echo(render.score_text(right, len(asked), "kata review", answered=answered))
+    echo(render.score_text(right, len(asked), None, answered=answered))
     return correct is not None
