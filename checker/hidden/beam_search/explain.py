@@ -108,18 +108,30 @@ class Evidence:
         self.calls.append((case, got, right))
 
     def named(self):
-        if not any(not agree(got, right) for _, got, right in self.calls):
+        calls = sorted(self.calls, key=lambda call: agree(call[1], call[2]))  # wrong answers first: they prune most
+        if not calls or agree(calls[0][1], calls[0][2]):
             return None
-        outputs = [dict(Suspects(self.variants + self.rivals, **case).outputs()) for case, _, _ in self.calls]
-        found = {}
-        for run in self.variants + self.rivals:
-            answers = [found_here.get(run) for found_here in outputs]
-            if any(a is None for a in answers):
-                continue
-            if all(agree(got, a) for (_, got, _), a in zip(self.calls, answers)) and \
-                    any(not agree(a, right) for (_, _, right), a in zip(self.calls, answers)):
-                found.setdefault(getattr(run, "variant_of", None), " ".join((run.__doc__ or "").split()))
+        suspects = self.variants + self.rivals
+        wrong_somewhere = set()
+        for case, got, right in calls:
+            kept = []
+            for run in suspects:
+                output = _output(run, case)
+                if output is not None and agree(got, output):
+                    kept.append(run)
+                    if not agree(output, right):
+                        wrong_somewhere.add(run)
+            suspects = kept
+            if not suspects:
+                return None
+        found = {getattr(run, "variant_of", None): " ".join((run.__doc__ or "").split())
+                 for run in reversed(suspects) if run in wrong_somewhere}
         return next(iter(found.items())) if len(found) == 1 and None not in found else None
+
+
+def _output(run, case):
+    """What `run` answers on `case` (kept by Suspects for the next file), or None if it cannot follow it."""
+    return next((output for _, output in Suspects([run], **case).outputs()), None)
 
 
 def beam_failure(case, tokens, score, right_tokens, right_score, named, why=""):

@@ -16,6 +16,8 @@ from checker.hidden.beam_search.variants import BEAM_VARIANTS, GREEDY_VARIANTS, 
     greedy, search
 
 MARGIN = 1e-3
+DRAWS = 60  # random cases tried to find those that show a catalogued bug: a bound on the checker's own time
+RIVAL_DRAWS = 120  # and one outside the catalogue, rarer in random draws
 LENGTH_PENALTIES = (0.0, 0.5, 1.0, 2.0)
 
 
@@ -76,21 +78,29 @@ def greedy_margin(case):
     return min(gaps)
 
 
-def draw_case(rng, vocab=(4, 7), widths=(1, 5), max_new=(2, 6), prompt=(1, 3), eos_bias=(-1.0, 1.5),
-              blocked=0.0, penalties=LENGTH_PENALTIES, ties=False, scale=1.5):
-    """One random beam_search case, redrawn until its decisions keep MARGIN; ranges are (low, high) inclusive.
-    With `ties`, the model is a permuted one and exact ties are kept (use max_new <= 2)."""
+def raw_case(rng, vocab=(4, 7), widths=(1, 5), max_new=(2, 6), prompt=(1, 3), eos_bias=(-1.0, 1.5),
+             blocked=0.0, penalties=LENGTH_PENALTIES, ties=False, scale=1.5):
+    """One random beam_search case, its margin unchecked; ranges are (low, high) inclusive. With `ties`, the
+    model is a permuted one (use max_new <= 2)."""
+    v = int(rng.integers(vocab[0], vocab[1] + 1))
+    eos = int(rng.integers(v))
+    bias = eos_bias if np.isscalar(eos_bias) else rng.uniform(*eos_bias)
+    model = permuted_model(rng, v, eos) if ties else random_model(rng, v, eos, bias, blocked, scale)
+    return {"logprobs": model, "prompt": [int(t) for t in rng.integers(v, size=int(rng.integers(prompt[0], prompt[1] + 1)))],
+            "beam_width": int(rng.integers(widths[0], widths[1] + 1)), "max_new": int(rng.integers(max_new[0], max_new[1] + 1)),
+            "eos": eos, "length_penalty": float(rng.choice(penalties))}
+
+
+def steady(case, ranges):
+    """The case keeps its decisions MARGIN apart (exact ties allowed on a permuted model)."""
+    return margin(case, ranges.get("ties", False)) >= MARGIN
+
+
+def draw_case(rng, **ranges):
+    """One random beam_search case (see raw_case for the ranges), redrawn until its decisions keep MARGIN."""
     for _ in range(500):
-        v = int(rng.integers(vocab[0], vocab[1] + 1))
-        eos = int(rng.integers(v))
-        bias = eos_bias if np.isscalar(eos_bias) else rng.uniform(*eos_bias)
-        model = permuted_model(rng, v, eos) if ties else random_model(rng, v, eos, bias, blocked, scale)
-        case = {"logprobs": model, "eos": eos,
-                "prompt": [int(t) for t in rng.integers(v, size=int(rng.integers(prompt[0], prompt[1] + 1)))],
-                "beam_width": int(rng.integers(widths[0], widths[1] + 1)),
-                "max_new": int(rng.integers(max_new[0], max_new[1] + 1)),
-                "length_penalty": float(rng.choice(penalties))}
-        if margin(case, ties) >= MARGIN:
+        case = raw_case(rng, **ranges)
+        if steady(case, ranges):
             return case
     raise RuntimeError("no draw kept its decisions apart")
 
@@ -138,28 +148,34 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
     """The variants of `bug` whose answer on `case` differs from the right one, from every other bug's, and from
     every rival's (a bug outside the catalogue that could give the same answer)."""
     right = encoded(*search(**case)[:2]) if right is None else right
-    outputs = _outputs(variants, case)
-    mine = [(run, out) for run, out in outputs if run.variant_of == bug and not agree(out, right)]
-    others = [out for run, out in outputs if run.variant_of != bug] + [out for _, out in _outputs(rivals, case)]
+    mine = [(run, out) for run, out in _outputs([v for v in variants if v.variant_of == bug], case)
+            if not agree(out, right)]
+    if not mine:
+        return []
+    others = [out for _, out in _outputs([v for v in variants if v.variant_of != bug] + list(rivals), case)]
     return [run for run, out in mine if not any(agree(out, other) or agree(other, out) for other in others)]
 
 
 @lru_cache(maxsize=None)
 def telling_cases(bug, seed, count=2, **ranges):
-    """`count` or more cases (as tuples of items, so they can be cached) on which bug's variants are told
-    apart: every variant of the bug is told by one of them, as far as the draws allow."""
-    rng = np.random.default_rng([seed, sum(map(ord, bug))])
+    """`count` cases (as tuples of items, so they can be cached) on which bug's variants are told apart, one
+    more when that tells a form of the bug the others did not, as far as DRAWS draws go; at least one (drawn
+    on from seed 0 if need be, so the test can always fail)."""
     forms = {run for run in BEAM_VARIANTS if run.variant_of == bug}
     found, told = [], set()
-    for _ in range(400):
-        case = draw_case(rng, **dict(ranges))
-        shown = set(tells(case, bug))
-        if shown - told or (shown and len(found) < count):
-            found.append(tuple(case.items()))
-            told |= shown
-        if len(found) >= count and told == forms:
-            break
-    return tuple(found)
+    for stream, draws in ((seed, DRAWS), (0, 40 * DRAWS)):
+        rng = np.random.default_rng([stream, sum(map(ord, bug))])
+        for _ in range(draws):
+            case = raw_case(rng, **ranges)
+            shown = set(tells(case, bug))
+            if (shown - told or (shown and len(found) < count)) and steady(case, ranges):
+                found.append(tuple(case.items()))
+                told |= shown
+            if found and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
+                return tuple(found)
+        if found:
+            return tuple(found)
+    raise RuntimeError(f"no draw shows {bug}")
 
 
 def differs(case, rules):
@@ -169,17 +185,22 @@ def differs(case, rules):
 
 @lru_cache(maxsize=None)
 def cases_showing(name, seed, count=2, **ranges):
-    """Random cases on which the search with the rival rules `name` answers differently from the right one."""
-    rng = np.random.default_rng([seed, sum(map(ord, name))])
+    """Random cases on which the search with the rival rules `name` answers differently from the right one:
+    up to `count` within RIVAL_DRAWS draws of the seed's own, and at least one (drawn on from seed 0 if need be,
+    so the test can always fail)."""
     rules = Rules(**RIVAL_RULES[name])
     found = []
-    for _ in range(600):
-        case = draw_case(rng, **dict(ranges))
-        if differs(case, rules):
-            found.append(tuple(case.items()))
-            if len(found) == count:
-                break
-    return tuple(found)
+    for stream, draws in ((seed, RIVAL_DRAWS), (0, 20 * RIVAL_DRAWS)):
+        rng = np.random.default_rng([stream, sum(map(ord, name))])
+        for _ in range(draws):
+            case = raw_case(rng, **ranges)
+            if differs(case, rules) and steady(case, ranges):
+                found.append(tuple(case.items()))
+                if len(found) == count or stream == 0:
+                    return tuple(found)
+        if found:
+            return tuple(found)
+    raise RuntimeError(f"no draw shows {name}")
 
 
 @lru_cache(maxsize=None)

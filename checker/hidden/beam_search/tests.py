@@ -175,7 +175,9 @@ def test_penalty_counts_new_tokens(kata, ref, rng):
 
 @weight(2)
 def test_eos_finishes_only_within_the_first_ranks(kata, ref, rng):
-    cases = models.cases_showing("eos-at-any-rank", _seed(rng)) + models.cases_showing("eos-takes-a-slot", _seed(rng))
+    seed, ranges = _seed(rng), {"eos_bias": (1.0, 2.5), "widths": (2, 5)}
+    cases = models.cases_showing("eos-at-any-rank", seed, **ranges) + \
+        models.cases_showing("eos-takes-a-slot", seed, **ranges)
     _beam(kata, ref, cases, "walk the ranking: an eos candidate within the first beam_width ranks is finished, "
                             "others are dropped; the first beam_width non-eos candidates, wherever they rank, are "
                             "the next live beams")

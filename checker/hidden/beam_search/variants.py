@@ -54,52 +54,54 @@ def _combine(total, logprob, how):
     return total * logprob
 
 
-def _ranking(candidates, keep, beam_width, ties="beam"):
-    """The candidates (beam, token, tokens, sum) in the order the walk takes them."""
-    order = {"beam": lambda c: (-c[3], c[0], c[1]), "token": lambda c: (-c[3], c[1], c[0]),
-             "reversed": lambda c: (-c[3], -c[0], -c[1])}[ties]
-    by_sum = sorted(candidates, key=order)  # exact on -inf: -(-inf) is inf
+_TIE_KEYS = {"beam": lambda total, beam, token: (-total, beam, token),  # -(-inf) is inf: exact on -inf
+             "token": lambda total, beam, token: (-total, token, beam),
+             "reversed": lambda total, beam, token: (-total, -beam, -token)}
+
+
+def _ranking(candidates, keep, beam_width):
+    """The candidates (key, beam, token, sum) in the order the walk takes them."""
+    candidates.sort()
     if keep == "all":
-        return by_sum
-    per_beam = {}
-    for candidate in by_sum:
-        per_beam.setdefault(candidate[0], []).append(candidate)
-    width = 1 if keep == "best-each" and len(per_beam) > 1 else beam_width
-    return [c for beam in sorted(per_beam) for c in per_beam[beam][:width]]
+        return candidates
+    beams = sorted({c[1] for c in candidates})
+    width = 1 if keep == "best-each" and len(beams) > 1 else beam_width
+    return [c for beam in beams for c in [c for c in candidates if c[1] == beam][:width]]
 
 
 def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules=CLEAN, steps=None):
     """(tokens, score, finished) of a beam search under `rules`; `steps`, a list, receives each Step."""
     table = np.asarray(logprobs, np.float64).tolist()
-    start = 1.0 if rules.combine == "product" else 0.0
-    live = [([], start)] * (beam_width if rules.copies else 1)
+    key = _TIE_KEYS[rules.ties]
+    live = [([], 1.0 if rules.combine == "product" else 0.0)] * (beam_width if rules.copies else 1)
     finished = []
     for _ in range(max_new):
         candidates = []
         for beam, (tokens, total) in enumerate(live):
-            row = table[tokens[-1] if tokens else prompt[-1]]
-            candidates += [(beam, token, tokens + [token], _combine(total, value, rules.combine))
-                           for token, value in enumerate(row)]
-        ranking = _ranking(candidates, rules.keep, beam_width, rules.ties)
-        width = beam_width
-        live, fates = [], []
-        for rank, (_, token, tokens, total) in enumerate(ranking):
-            if rank >= beam_width and (len(live) == width or rules.live_from == "first-ranks"):
+            for token, value in enumerate(table[tokens[-1] if tokens else prompt[-1]]):
+                grown = _combine(total, value, rules.combine)
+                candidates.append((key(grown, beam, token), beam, token, grown))
+        ranking = _ranking(candidates, rules.keep, beam_width)
+        old, live, fates = live, [], []
+        for rank, (_, beam, token, total) in enumerate(ranking):
+            if rank >= beam_width and (len(live) == beam_width or rules.live_from == "first-ranks"):
+                if steps is None:
+                    break
                 fates.append("unused")
             elif token == eos and rules.on_eos != "extend":
                 ranked_in = rank < beam_width or rules.eos_ranks == "walked"
                 fates.append("finished" if ranked_in and rules.on_eos != "drop" else "dropped")
                 if fates[-1] == "finished":
-                    finished.append((tokens, total))
-                if rules.on_eos == "both" and len(live) < width:
-                    live.append((tokens, total))
-            elif len(live) < width:
+                    finished.append((old[beam][0] + [token], total))
+                if rules.on_eos == "both" and len(live) < beam_width:
+                    live.append((old[beam][0] + [token], total))
+            elif len(live) < beam_width:
                 fates.append("live")
-                live.append((tokens, total))
+                live.append((old[beam][0] + [token], total))
             else:
                 fates.append("unused")
         if steps is not None:
-            steps.append(Step([(c[2], c[3]) for c in ranking], fates))
+            steps.append(Step([(old[c[1]][0] + [c[2]], c[3]) for c in ranking], fates))
         if len(finished) >= beam_width or not live:
             if rules.at_count_stop == "drop" and len(finished) >= beam_width:
                 live = []
