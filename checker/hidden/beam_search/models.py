@@ -185,16 +185,16 @@ def differs(case, rules):
 
 @lru_cache(maxsize=None)
 def cases_showing(name, seed, count=2, **ranges):
-    """Random cases on which the search with the rival rules `name` answers differently from the right one:
-    up to `count` within RIVAL_DRAWS draws of the seed's own, and at least one (drawn on from seed 0 if need be,
-    so the test can always fail)."""
-    rules = Rules(**RIVAL_RULES[name])
+    """Random cases on which the search with the rival rules `name` answers differently from the right one
+    (with "a+b", each of the rivals a and b does): up to `count` within RIVAL_DRAWS draws of the seed's own, and
+    at least one (drawn on from seed 0 if need be, so the test can always fail)."""
+    rules = [Rules(**RIVAL_RULES[part]) for part in name.split("+")]
     found = []
     for stream, draws in ((seed, RIVAL_DRAWS), (0, 20 * RIVAL_DRAWS)):
         rng = np.random.default_rng([stream, sum(map(ord, name))])
         for _ in range(draws):
             case = raw_case(rng, **ranges)
-            if differs(case, rules) and steady(case, ranges):
+            if all(differs(case, r) for r in rules) and steady(case, ranges):
                 found.append(tuple(case.items()))
                 if len(found) == count or stream == 0:
                     return tuple(found)

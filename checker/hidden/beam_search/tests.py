@@ -26,8 +26,9 @@ def _in_order(case, names):
     return {name: case[name] for name in names if name in case}
 
 
-def _beam(kata, ref, cases, why="", keywords=False):
-    """Run every case; fail on the first wrong answer, naming the bug whose variant reproduces them all."""
+def _beam(kata, ref, cases, why="", keywords=False, name=True):
+    """Run every case; fail on the first wrong answer, naming the bug whose variant reproduces them all (when
+    `name`: the cases were chosen to tell the bugs apart, or are many)."""
     evidence, first = Evidence(BEAM_VARIANTS, RIVALS), None
     for case in map(dict, cases):
         case = _in_order(case, BEAM_ARGS)
@@ -40,7 +41,7 @@ def _beam(kata, ref, cases, why="", keywords=False):
         if first is None and not agree(got, right):
             first = (full, tokens, score, right_tokens, right_score)
     if first:
-        raise beam_failure(*first, evidence.named(), why)
+        raise beam_failure(*first, evidence.named() if name else None, why)
 
 
 def _greedy(kata, ref, cases, why="", keywords=False):
@@ -113,7 +114,7 @@ def test_beam_returns_tokens_and_score(kata, rng):
 
 def test_width_one_is_greedy(kata, ref, rng):
     cases = [draw_case(rng, widths=(1, 1), penalties=(0.0,), eos_bias=bias) for bias in (1.0, 0.0, NEVER)]
-    _beam(kata, ref, cases, "beam_width 1 keeps the best candidate of each step: greedy's tokens")
+    _beam(kata, ref, cases, "beam_width 1 keeps the best candidate of each step: greedy's tokens", name=False)
 
 
 @weight(2)
@@ -180,23 +181,27 @@ def test_eos_finishes_only_within_the_first_ranks(kata, ref, rng):
         models.cases_showing("eos-takes-a-slot", seed, **ranges)
     _beam(kata, ref, cases, "walk the ranking: an eos candidate within the first beam_width ranks is finished, "
                             "others are dropped; the first beam_width non-eos candidates, wherever they rank, are "
-                            "the next live beams")
+                            "the next live beams", name=False)
 
 
 def test_stop_keeps_the_live_beams(kata, ref, rng):
     _beam(kata, ref, models.cases_showing("drops-live-at-stop", _seed(rng), eos_bias=(1.0, 2.5)),
-          "when beam_width hypotheses are finished, the live beams left are finished too and compete")
+          "when beam_width hypotheses are finished, the live beams left are finished too and compete", name=False)
 
 
 TIES = {"ties": True, "max_new": (1, 2), "widths": (2, 4), "penalties": (0.0, 1.0)}
+# more than 16 candidates a step, where np.argsort's default sort is not stable; ties that decide under either
+# wrong order: on 5 of them an unstable sort of the flattened table changes the answer at least once in ~90%
+WIDE_TIES = {**TIES, "vocab": (6, 8), "widths": (3, 4)}
 
 
 def test_ties(kata, ref, rng):
     seed = _seed(rng)
     cases = sum((models.cases_showing(name, seed, **TIES) for name in
-                 ("ties-by-token", "ties-reversed", "last-of-equal-scores")), ())
+                 ("ties-by-token", "ties-reversed", "last-of-equal-scores")), ()) + \
+        models.cases_showing("ties-reversed+ties-by-token", seed, 5, **WIDE_TIES)
     _beam(kata, ref, cases, "equal sums rank the candidate of the better live beam first, then the lower token; "
-                            "equal final scores go to the hypothesis finished first")
+                            "equal final scores go to the hypothesis finished first", name=False)
 
 
 def test_minus_inf_entries(kata, ref, rng):
@@ -207,14 +212,14 @@ def test_minus_inf_entries(kata, ref, rng):
                                         models.log_softmax([0.5, 0.5, 1.0, 0.0])]),
                   "prompt": [0], "beam_width": 3, "max_new": 3, "eos": 2, "length_penalty": 1.0})
     _beam(kata, ref, cases, "a -inf sum is a candidate like any other: an eos one ranked within the first "
-                            "beam_width is finished (score -inf) and counts toward the stop")
+                            "beam_width is finished (score -inf) and counts toward the stop", name=False)
 
 
 def test_keyword_arguments(kata, ref, rng):
     case = draw_case(rng, widths=(3, 3), penalties=(2.0,))
-    _beam(kata, ref, [case], "called with keywords", keywords=True)
+    _beam(kata, ref, [case], "called with keywords", keywords=True, name=False)
     del case["length_penalty"]
-    _beam(kata, ref, [case], "length_penalty defaults to 1.0", keywords=True)
+    _beam(kata, ref, [case], "length_penalty defaults to 1.0", keywords=True, name=False)
     _greedy(kata, ref, [{k: case[k] for k in GREEDY_ARGS}], "called with keywords", keywords=True)
 
 
@@ -225,7 +230,7 @@ def test_float32_model(kata, ref, rng):
         case["logprobs"] = case["logprobs"].astype(np.float32)
         if models.margin(case) >= models.MARGIN:
             cases.append(case)
-    _beam(kata, ref, cases, "a float32 model: the same search")
+    _beam(kata, ref, cases, "a float32 model: the same search", name=False)
 
 
 @bug("mutates-input")

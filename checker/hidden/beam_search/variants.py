@@ -23,7 +23,7 @@ class Rules:
     on_eos: str = "finish"  # "finish"; "extend": eos is a token like any other; "both": finished AND extended;
     # "drop": eos candidates thrown away
     rank_length: str = "new"  # the length finished hypotheses are ranked with: "new", "none" (no penalty), "prompt",
-    # or "probability" (exp(sum) / new ** length_penalty: a bug outside the catalogue)
+    # or, outside the catalogue, "probability" (exp(sum) / new ** length_penalty), "no-eos" (eos not counted)
     report_length: str = "new"  # the length of the reported score: "new", "none", "prompt"
     # bugs outside the catalogue, for finding inputs that show them (never to name them):
     eos_ranks: str = "first"  # "first": eos finished within the first beam_width ranks; "walked": at any rank walked
@@ -107,19 +107,21 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
                 live = []
             break
     finished += live
-    ranks = [_score(total, tokens, prompt, length_penalty, rules.rank_length) for tokens, total in finished]
+    ranks = [_score(total, tokens, prompt, length_penalty, rules.rank_length, eos) for tokens, total in finished]
     best = max(range(len(finished)), key=ranks.__getitem__)  # the first of equal scores
     if rules.best == "last":
         best = max(i for i, value in enumerate(ranks) if value == ranks[best])
     tokens, total = finished[best]
-    return tokens, _score(total, tokens, prompt, length_penalty, rules.report_length), finished
+    return tokens, _score(total, tokens, prompt, length_penalty, rules.report_length, eos), finished
 
 
-def _score(total, tokens, prompt, length_penalty, length):
+def _score(total, tokens, prompt, length_penalty, length, eos=None):
     if length == "none":
         return total
     if length == "probability":
         return math.exp(total) / len(tokens) ** length_penalty
+    if length == "no-eos":
+        return total / max(1, len(tokens) - (tokens[-1] == eos)) ** length_penalty
     n = len(tokens) + (len(prompt) if length == "prompt" else 0)
     return total / n ** length_penalty
 
@@ -153,6 +155,7 @@ RIVAL_RULES = {  # bugs outside the catalogue that SPEC's precise rules rule out
     "ties-reversed": {"ties": "reversed"},
     "last-of-equal-scores": {"best": "last"},
     "penalty-on-probability": {"rank_length": "probability"},
+    "eos-not-counted": {"rank_length": "no-eos", "report_length": "no-eos"},
 }
 
 
