@@ -139,8 +139,10 @@ def test_log_probabilities_add(kata, ref, rng):
 @weight(2)
 @bug("beam-per-beam-topk")
 def test_ranks_every_candidate_together(kata, ref, rng):
+    # with eos never emitted, taking the beams' candidates beam by beam follows greedy's path (beam 0's best child
+    # is greedy's next token), so the cases hold eos: its variants finish eos within the first ranks, or anywhere
     _telling(kata, ref, rng, "beam-per-beam-topk", "rank all beam_width x V candidates of a step together",
-             eos_bias=NEVER, widths=(2, 4), max_new=(4, 6))
+             eos_bias=(-1.0, 1.0), widths=(2, 4), max_new=(3, 6), vocab=(5, 8))
 
 
 @bug("beam-initial-copies")
@@ -191,7 +193,7 @@ def test_stop_keeps_the_live_beams(kata, ref, rng):
 
 TIES = {"ties": True, "max_new": (1, 2), "widths": (2, 4), "penalties": (0.0, 1.0)}
 # more than 16 candidates a step, where np.argsort's default sort is not stable; ties that decide under either
-# wrong order: on 5 of them an unstable sort of the flattened table changes the answer at least once in ~90%
+# wrong order: on 8 of them np.argsort(-sums) (unstable) changes an answer under 28 of 30 seeds measured
 WIDE_TIES = {**TIES, "vocab": (6, 8), "widths": (3, 4)}
 
 
@@ -199,7 +201,7 @@ def test_ties(kata, ref, rng):
     seed = _seed(rng)
     cases = sum((models.cases_showing(name, seed, **TIES) for name in
                  ("ties-by-token", "ties-reversed", "last-of-equal-scores")), ()) + \
-        models.cases_showing("ties-reversed+ties-by-token", seed, 5, **WIDE_TIES)
+        models.cases_showing("ties-reversed+ties-by-token", seed, 8, **WIDE_TIES)
     _beam(kata, ref, cases, "equal sums rank the candidate of the better live beam first, then the lower token; "
                             "equal final scores go to the hypothesis finished first", name=False)
 

@@ -27,8 +27,10 @@ class Rules:
     report_length: str = "new"  # the length of the reported score: "new", "none", "prompt"
     # bugs outside the catalogue, for finding inputs that show them (never to name them):
     eos_ranks: str = "first"  # "first": eos finished within the first beam_width ranks; "walked": at any rank walked
+    # before the beams are full; "any": at any rank of the ranking (a per-beam search's lists)
     live_from: str = "all"  # "all": live beams from the whole ranking; "first-ranks": only the first beam_width
     at_count_stop: str = "finish"  # "finish" the live beams left; "drop" them (Hugging Face's early_stopping=True)
+    stop_count: str = "width"  # the search stops once beam_width hypotheses are finished, or "one"
     ties: str = "beam"  # equal sums: "beam" (the better beam, then the lower token), "token" (token first),
     # "reversed" (the worse beam, the higher token: an ascending sort read from its end)
     best: str = "first"  # equal final scores: "first" finished wins, or "last"
@@ -84,12 +86,13 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
         ranking = _ranking(candidates, rules.keep, beam_width)
         old, live, fates = live, [], []
         for rank, (_, beam, token, total) in enumerate(ranking):
-            if rank >= beam_width and (len(live) == beam_width or rules.live_from == "first-ranks"):
-                if steps is None:
+            if rank >= beam_width and (len(live) == beam_width or rules.live_from == "first-ranks") and \
+                    not (token == eos and rules.eos_ranks == "any"):
+                if steps is None and rules.eos_ranks != "any":
                     break
                 fates.append("unused")
             elif token == eos and rules.on_eos != "extend":
-                ranked_in = rank < beam_width or rules.eos_ranks == "walked"
+                ranked_in = rank < beam_width or rules.eos_ranks in ("walked", "any")
                 fates.append("finished" if ranked_in and rules.on_eos != "drop" else "dropped")
                 if fates[-1] == "finished":
                     finished.append((old[beam][0] + [token], total))
@@ -102,8 +105,9 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
                 fates.append("unused")
         if steps is not None:
             steps.append(Step([(old[c[1]][0] + [c[2]], c[3]) for c in ranking], fates))
-        if len(finished) >= beam_width or not live:
-            if rules.at_count_stop == "drop" and len(finished) >= beam_width:
+        enough = len(finished) >= (beam_width if rules.stop_count == "width" else 1)
+        if enough or not live:
+            if rules.at_count_stop == "drop" and enough:
                 live = []
             break
     finished += live
@@ -156,6 +160,7 @@ RIVAL_RULES = {  # bugs outside the catalogue that SPEC's precise rules rule out
     "last-of-equal-scores": {"best": "last"},
     "penalty-on-probability": {"rank_length": "probability"},
     "eos-not-counted": {"rank_length": "no-eos", "report_length": "no-eos"},
+    "stops-at-first-eos": {"stop_count": "one"},
 }
 
 
@@ -176,6 +181,9 @@ BEAM_VARIANTS = [
     _beam_variant("beam-per-beam-topk", "each beam's candidates were taken beam by beam (beam 0's best first) "
                   "instead of ranking every beam's candidates together: sort all beam_width x V sums at once",
                   keep="first-beams"),
+    _beam_variant("beam-per-beam-topk", "each beam's candidates were taken beam by beam (beam 0's best first, every "
+                  "eos among them finished) instead of ranking every beam's candidates together: sort all "
+                  "beam_width x V sums at once", keep="first-beams", eos_ranks="any"),
     _beam_variant("beam-per-beam-topk", "each beam kept only its own best extension: rank every beam's "
                   "candidates together and keep the beam_width best of them all", keep="best-each"),
     _beam_variant("beam-initial-copies", "the search started from beam_width copies of the prompt, so the same "
