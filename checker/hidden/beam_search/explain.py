@@ -82,7 +82,8 @@ def fate(case, tokens):
         if rank is None:
             return ""
         what = step.fates[rank]
-        where = f"at step {number} {prefix} ranks {rank + 1} of {len(step.ranked)} (sum {_number(step.ranked[rank][1])})"
+        total = _number(step.ranked[rank][1])
+        where = f"at step {number} {prefix} ranks {rank + 1} of {len(step.ranked)} (sum {total})"
         if what == "dropped":
             return f"{where}: an eos candidate outside the first beam_width = {width} ranks is dropped"
         if what == "unused":

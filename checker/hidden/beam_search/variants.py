@@ -31,6 +31,7 @@ class Rules:
     live_from: str = "all"  # "all": live beams from the whole ranking; "first-ranks": only the first beam_width
     at_count_stop: str = "finish"  # "finish" the live beams left; "drop" them (Hugging Face's early_stopping=True)
     stop_count: str = "width"  # the search stops once beam_width hypotheses are finished, or "one"
+    steps_short: int = 0  # steps left out of max_new
     ties: str = "beam"  # equal sums: "beam" (the better beam, then the lower token), "token" (token first),
     # "reversed" (the worse beam, the higher token: an ascending sort read from its end)
     best: str = "first"  # equal final scores: "first" finished wins, or "last"
@@ -77,7 +78,7 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
     key = _TIE_KEYS[rules.ties]
     live = [([], 1.0 if rules.combine == "product" else 0.0)] * (beam_width if rules.copies else 1)
     finished = []
-    for _ in range(max_new):
+    for _ in range(max_new - rules.steps_short):
         candidates = []
         for beam, (tokens, total) in enumerate(live):
             for token, value in enumerate(table[tokens[-1] if tokens else prompt[-1]]):
@@ -161,6 +162,7 @@ RIVAL_RULES = {  # bugs outside the catalogue that SPEC's precise rules rule out
     "penalty-on-probability": {"rank_length": "probability"},
     "eos-not-counted": {"rank_length": "no-eos", "report_length": "no-eos"},
     "stops-at-first-eos": {"stop_count": "one"},
+    "one-step-short": {"steps_short": 1},
 }
 
 
