@@ -11,9 +11,9 @@ the same text as a plain fallback for consoles. Progress is recorded as `kata ch
     def softmax(x, axis=-1): ...
 """
 
-import html
 import shlex
 
+from checker import escape
 from checker.results import Status
 
 _COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#cf222e",
@@ -92,7 +92,7 @@ class Verdict:
 
     def _repr_html_(self):
         if self.error:
-            return f'<div style="color:#cf222e">{html.escape(self.error)}</div>'
+            return f'<div style="color:#cf222e">{escape.html(self.error)}</div>'
         return result_html(self.result, self.prompts)
 
 
@@ -101,29 +101,29 @@ def result_html(result, prompts=None):
     status = Status(result.status)
     colour = _COLOURS.get(status, "#57606a")
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
-    parts = [f'<div class="kata-verdict"><p><b style="color:{colour}">{html.escape(status.value.upper())}</b> '
-             f'kata {html.escape(result.kata)} {html.escape(result.slug)}: {passed} of {len(result.tests)} checks '
+    parts = [f'<div class="kata-verdict"><p><b style="color:{colour}">{escape.html(status.value.upper())}</b> '
+             f'kata {escape.html(result.kata)} {escape.html(result.slug)}: {passed} of {len(result.tests)} checks '
              f'passed in {result.seconds:.2f} s</p>']
     if result.bugs:
-        parts.append("<p>Named: " + ", ".join(f"<code>{html.escape(b)}</code>" for b in result.bugs) + "</p>")
+        parts.append("<p>Named: " + ", ".join(f"<code>{escape.html(b)}</code>" for b in result.bugs) + "</p>")
     if status == Status.NOT_STARTED and prompts is not None:
-        parts.append(f"<pre>{html.escape(prompts.brief)}</pre>")
+        parts.append(f"<pre>{escape.html(prompts.brief)}</pre>")
     parts += [_failure_html(test, prompts) for test in result.ranked_failures]
     if result.output:
-        parts.append(f"<details><summary>printed</summary><pre>{html.escape(result.output)}</pre></details>")
+        parts.append(f"<details><summary>printed</summary><pre>{escape.html(result.output)}</pre></details>")
     parts.append("</div>")
     return "".join(parts)
 
 
 def _failure_html(test, prompts):
-    lines = [f'<div style="margin:0.5em 0"><b>✗ {html.escape(test.name)}</b>: {html.escape(test.message)}']
+    lines = [f'<div style="margin:0.5em 0"><b>✗ {escape.html(test.name)}</b>: {escape.html(test.message)}']
     if test.picture is not None:
         lines.append(grid_html(test.picture))
     for line, function, code in test.where[-3:]:
-        lines.append(f"<br><code>line {int(line)} in {html.escape(str(function))}: {html.escape(str(code))}</code>")
+        lines.append(f"<br><code>line {int(line)} in {escape.html(str(function))}: {escape.html(str(code))}</code>")
     if test.bug:
         fix = prompts.fixes.get(test.bug) if prompts else None
-        lines.append(f"<br>→ <b><code>{html.escape(test.bug)}</code></b>" + (f". Fix: {html.escape(fix)}" if fix else ""))
+        lines.append(f"<br>→ <b><code>{escape.html(test.bug)}</code></b>" + (f". Fix: {escape.html(fix)}" if fix else ""))
     lines.append("</div>")
     return "".join(lines)
 
@@ -158,6 +158,6 @@ def _table(title, values, allowed, differs):
             style = ' style="color:#cf222e;font-weight:bold"' if differs[i, j] else ""
             cells.append(f"<td{style}>{text}</td>")
         rows.append(f"<tr><th>q{i}</th>{''.join(cells)}<td><i>{np.sum(row):.2f}</i></td></tr>")
-    return (f'<table style="font-family:monospace;text-align:right"><caption>{html.escape(title)}</caption>'
+    return (f'<table style="font-family:monospace;text-align:right"><caption>{escape.html(title)}</caption>'
             f"<tr><th></th>{head}<th>sum</th></tr>{''.join(rows)}</table>")
 
