@@ -159,10 +159,13 @@ def test_check_script_needs_numpy_only(here):
     assert imported <= {"doctest", "importlib", "sys", "traceback", "pathlib", "numpy"}
 
 
-def test_same_seed_same_bytes(here):
-    first = make_pack(here / "one", "--katas", "01,04", "--seed", 7)
-    second = make_pack(here / "two", "--katas", "01,04", "--seed", 7)
-    assert pack_files(first) == pack_files(second)
+def test_same_seed_same_bytes_but_the_pack_id(here):
+    first = pack_files(make_pack(here / "one", "--katas", "01,04", "--seed", 7))
+    second = pack_files(make_pack(here / "two", "--katas", "01,04", "--seed", 7))
+    ids = [json.loads(files.pop(MANIFEST)) for files in (first, second)]
+    assert first == second
+    assert ids[0]["pack"] != ids[1]["pack"] and ids[0]["seal"] != ids[1]["seal"]
+    assert {**ids[0], "pack": "", "seal": ""} == {**ids[1], "pack": "", "seal": ""}
 
 
 def test_different_seeds_different_shapes(here):
@@ -250,7 +253,9 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     checks = [check for w in report["workspaces"] for check in w["katas"]]
     assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"} <= set(check)
                for check in checks)
-    assert report["workspaces"][-1]["flags"] == ["unrostered: no record of `kata pack` issuing this folder"]
+    assert report["workspaces"][-1]["flags"] == [
+        "UNMATCHED: kata-pack.json is missing and kata-roster.jsonl has no record of this folder: graded on its own "
+        "files, without the team's rubric or time; not comparable with the others"]
     assert all(w["flags"] == [] for w in report["workspaces"][:-1])
     patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
     assert patched["03"]["bugs"][0] == "mask-top-left"
@@ -356,3 +361,54 @@ def test_usage_mistakes_are_one_line_and_exit_2(here, args, words):
 def test_report_in_a_missing_folder_is_a_usage_mistake(batch, here):
     result = run("grade", "solved", "--report", "missing/r.md")
     assert result.exit_code == 2 and "no such folder for the report: missing" in result.output
+
+
+# --- a round that moves ----------------------------------------------------------------------------------
+
+def _scores(*args):
+    result = run("grade", *args, "--timeout", 5, "--json")
+    assert result.exit_code == 0, result.output
+    return {os.path.basename(w["path"]): (w["score"], w["flags"], (w["roster"] or {}).get("folder"), w["seed"])
+            for w in json.loads(result.stdout)["workspaces"]}
+
+
+def test_a_round_survives_being_copied_zipped_and_cloned(here):
+    for name, seed in (("ada", 41), ("bob", 42)):
+        make_pack(here / "interviews" / name, "--katas", "01,03", "--seed", seed, "--weights", "03=3")
+    fill(here / "interviews" / "ada", "03", catalog.find("03").solution_path)
+    roster = [json.loads(line) for line in (here / "interviews" / "kata-roster.jsonl").read_text().splitlines()]
+    assert [entry["folder"] for entry in roster] == ["ada", "bob"]  # relative to the roster: the round can move
+    at_home = _scores(*sorted((here / "interviews").iterdir()))  # `interviews/*`: the roster and key are skipped
+    assert at_home == {"ada": (75.0, [], "ada", 41), "bob": (0.0, [], "bob", 42)}  # 03 weighs 3 of 4
+
+    shutil.copytree(here / "interviews", here / "elsewhere")
+    assert _scores(here / "elsewhere" / "ada", here / "elsewhere" / "bob") == at_home
+    for name in ("ada", "bob"):  # returned as zips, unpacked under other names, the roster left behind
+        archive = shutil.make_archive(str(here / f"{name}-returned"), "zip", here / "interviews" / name)
+        shutil.unpack_archive(archive, here / "returned" / f"{name}-final")
+    moved = _scores(here / "returned" / "ada-final", here / "returned" / "bob-final",
+                    "--roster", here / "interviews" / "kata-roster.jsonl")
+    assert moved == {f"{name}-final": value for name, value in at_home.items()}
+    lost = _scores(here / "returned" / "ada-final")  # no roster beside it or here: loud, never silent
+    assert lost["ada-final"][1][0].startswith("UNMATCHED: no roster found")
+
+
+def test_a_candidate_cannot_pass_for_another(here):
+    for name, seed in (("ada", 41), ("bob", 42), ("eve", 43)):
+        make_pack(here / "interviews" / name, "--katas", "01", "--seed", seed)
+    ada = json.loads((here / "interviews" / "ada" / MANIFEST).read_text())
+    (here / "interviews" / "bob" / MANIFEST).write_text(json.dumps(ada))  # bob hands in ada's manifest
+    eve = json.loads((here / "interviews" / "eve" / MANIFEST).read_text())
+    (here / "interviews" / "eve" / MANIFEST).write_text(json.dumps({**eve, "pack": ada["pack"]}))  # ada's id, own seal
+    shutil.copytree(here / "interviews" / "eve", here / "interviews" / "mallory")
+    forged = {**eve, "pack": "0" * 16}
+    (here / "interviews" / "mallory" / MANIFEST).write_text(json.dumps(forged))
+    found = _scores(*(here / "interviews" / name for name in ("ada", "bob", "eve", "mallory")))
+    assert found["ada"][1][0].startswith("SHARED RECORD: pack " + ada["pack"]) and "bob" in found["ada"][1][0]
+    assert found["bob"][1][0].startswith("SHARED RECORD") and found["bob"][3] == 41  # graded as issued, flagged
+    assert found["eve"][1][0].startswith("UNMATCHED: kata-pack.json claims pack") and found["eve"][2] is None
+    assert found["mallory"][1][0].startswith("UNMATCHED: pack id '0000000000000000' is not in")
+    del eve["pack"]  # no id at all, where the pack was issued: matched by its folder, flagged
+    (here / "interviews" / "eve" / MANIFEST).write_text(json.dumps(eve))
+    assert _scores(here / "interviews" / "eve")["eve"][1:3] == (
+        ["kata-pack.json holds no pack id: matched to the roster by its folder (eve)"], "eve")

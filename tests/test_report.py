@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from checker import catalog
 from checker.hiring import exports, scoring, similarity
 from checker.cli import cli
-from checker.hiring.pack import ROSTER
+from checker.catalog import ROSTER
 from conftest import ZOO
 
 HOSTILE_COMMENT = "# </pre><script>alert('owned')</script><img src=http://example.com/x.png>\n"

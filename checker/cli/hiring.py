@@ -110,8 +110,12 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     from checker.hiring import grade as grading
     from checker.sandbox import Limits
 
+    folders = [folder for folder in folders if not _team_file(folder)]  # `kata grade interviews/*` holds them
+    if not folders:
+        raise UsageProblem("no workspace to grade: give the candidates' folders (kata grade interviews/*)")
     try:
-        workspaces = [grading.open_workspace(folder, seed, roster) for folder in folders]
+        workspaces = grading.flag_shared_records(
+            [grading.open_workspace(folder, seed, roster) for folder in dict.fromkeys(folders)])
     except grading.GradeError as error:
         raise UsageProblem(str(error)) from None
     for path in (report_path, csv_path, html_path):
@@ -156,6 +160,14 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         echo("\n\n".join(text for text in (reports.grade_text(result, report_path), exports.ranking_text(batch),
                                             exports.pairs_text(batch)) if text)
              + "".join(f"\nWritten: {path}" for path in written))
+
+
+def _team_file(path):
+    """The roster and its key, which `kata pack` writes beside the workspaces: not a workspace to grade."""
+    from checker.catalog import ROSTER
+    from checker.hiring.roster import KEY
+
+    return path.is_file() and path.name in (ROSTER, KEY)
 
 
 class _ProgressBar:

@@ -3,7 +3,8 @@
 Every (workspace, kata) check is one `runner.check` in a pool of worker processes, and the
 candidate's code runs in its own isolated sandbox below that: a submission that loops, exits, floods
 its output, patches NumPy or attacks the grader spoils its own row only. The trusted side owns the
-truth: the katas and seed come from the roster `kata pack` wrote (the candidate's manifest is only
+truth: the katas and seed come from the roster `kata pack` wrote, found by the pack id and seal of the
+workspace's manifest wherever the workspace went (roster.py; the manifest's katas and seed are only
 compared with it), this process reads every kata file itself before any candidate code runs (refusing
 links that leave the workspace and anything but a regular file), and the hidden tests and references
 are loaded before the workers fork. The moment a workspace's last kata is checked, its checks are
@@ -11,6 +12,7 @@ appended to a state file, one line per workspace signed with a key kept beside i
 batch resumes where it stopped and a line the grader did not write is ignored.
 """
 
+import dataclasses
 import hashlib
 import hmac
 import importlib
@@ -26,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import catalog
+from checker.catalog import MANIFEST
 from checker.hiring import review
-from checker.catalog import MANIFEST, ROSTER
+from checker.hiring import roster as rostering
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
 
@@ -64,28 +67,9 @@ class Workspace:
         return str(self.path.resolve()), self.seed, tuple(kata.id for kata in self.katas), hashes
 
 
-def read_roster(folder, roster=None):
-    """The last entry `kata pack` recorded for `folder` in `roster` (default: the roster beside it), or None."""
-    folder = Path(folder).resolve()
-    roster = Path(roster) if roster else folder.parent / ROSTER
-    try:
-        lines = read_learner_file(roster, 64 * 2**20).decode("utf-8", errors="replace").splitlines()
-    except (OSError, ValueError):
-        return None
-    found = None
-    for line in lines:
-        try:
-            entry = json.loads(line)
-            if entry["folder"] == str(folder):
-                found = {"katas": [catalog.find(key) for key in entry["katas"]], "seed": int(entry["seed"]),
-                         "record": entry}
-        except (ValueError, KeyError, TypeError, catalog.UnknownKata):
-            continue
-    return found
-
-
 def _manifest(folder):
-    """(katas, seed) of the folder's kata-pack.json, None without one; ValueError for a broken one."""
+    """The folder's kata-pack.json as {"katas", "seed", "pack", "seal"}, None without one; ValueError for a
+    broken one."""
     path = folder / MANIFEST
     if not os.path.lexists(path):
         return None
@@ -96,13 +80,24 @@ def _manifest(folder):
         raise ValueError(f"{MANIFEST} is not a kata pack manifest ({type(error).__name__}: {error})") from None
     if not katas:
         raise ValueError(f"{MANIFEST} lists no kata")
-    return tuple(sorted(set(katas), key=lambda kata: kata.id)), seed
+    return {"katas": tuple(sorted(set(katas), key=lambda kata: kata.id)), "seed": seed,
+            "pack": data.get("pack"), "seal": data.get("seal")}
+
+
+def _issued(entry):
+    """(katas, seed) a roster entry records, or None for an entry that names no known kata."""
+    try:
+        katas = tuple(sorted({catalog.find(key) for key in entry["katas"]}, key=lambda kata: kata.id))
+        return (katas, int(entry["seed"])) if katas else None
+    except (KeyError, TypeError, ValueError, catalog.UnknownKata):
+        return None
 
 
 def open_workspace(folder, seed=None, roster=None):
-    """The workspace in `folder`, read by this process: its katas and seed from the roster (else from its
-    manifest, flagged; else every kata file in its katas/ with the default seed), `seed` overriding either.
-    A folder that is not a workspace raises GradeError; a broken one comes back with `error` set."""
+    """The workspace in `folder`, read by this process: its katas and seed from its roster record (found by
+    the pack id of its manifest: roster.match), else from its manifest, else every kata file in its katas/
+    with the default seed, flagged either way; `seed` overrides. A folder that is not a workspace raises
+    GradeError; a broken one comes back with `error` set."""
     from checker.runner import DEFAULT_SEED
 
     folder = Path(folder)
@@ -110,41 +105,54 @@ def open_workspace(folder, seed=None, roster=None):
         raise GradeError(f"no such folder: {folder}")
     if not (folder / "katas").is_dir():
         raise GradeError(f"{folder} has no katas/ folder: not a candidate's workspace")
-    flags, error = [], ""
-    issued = read_roster(folder, roster)
+    error = ""
     try:
         manifest = _manifest(folder)
     except ValueError as problem:
         manifest, error = None, str(problem)
+    found = rostering.match(folder, manifest, roster, broken=bool(error))
+    flags, record = list(found.flags), found.entry
+    issued = _issued(record) if record else None
+    if record and issued is None:
+        flags.append("UNMATCHED: its roster record names no known kata: graded on its own files")
+        record = None
     if issued is not None:
-        katas, pack_seed = tuple(sorted(set(issued["katas"]), key=lambda kata: kata.id)), issued["seed"]
+        katas, pack_seed = issued
         if error:
             flags.append(f"{error}; graded on the roster's katas and seed")
             error = ""
-        elif manifest is not None and manifest != (katas, pack_seed):
-            flags.append(f"{MANIFEST} disagrees with the roster (katas {_ids(manifest[0])}, seed {manifest[1]}; "
-                         f"issued: katas {_ids(katas)}, seed {pack_seed}): graded as issued")
-        elif manifest is None:
-            flags.append(f"{MANIFEST} is missing: graded as the roster says")
+        elif manifest is not None and (manifest["katas"], manifest["seed"]) != issued:
+            flags.append(f"{MANIFEST} disagrees with the roster (katas {_ids(manifest['katas'])}, seed "
+                         f"{manifest['seed']}; issued: katas {_ids(katas)}, seed {pack_seed}): graded as issued")
+    elif manifest is not None:
+        katas, pack_seed = manifest["katas"], manifest["seed"]
     else:
-        flags.append("unrostered: no record of `kata pack` issuing this folder")
-        if manifest is not None:
-            katas, pack_seed = manifest
-        else:
-            katas = tuple(kata for kata in catalog.all_katas() if os.path.lexists(folder / "katas" / kata.filename))
-            pack_seed = DEFAULT_SEED
-            if not katas and not error:
-                error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
+        katas = tuple(kata for kata in catalog.all_katas() if os.path.lexists(folder / "katas" / kata.filename))
+        pack_seed = DEFAULT_SEED
+        if not katas and not error:
+            error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
     if error:
-        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error,
-                         issued and issued["record"])
+        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error, record)
     files = {kata.id: read_kata_file(folder, kata) for kata in katas}
     mtimes = {kata.id: os.lstat(folder / "katas" / kata.filename).st_mtime for kata in katas
               if files[kata.id][0] is not None}
     flags += [f"refused katas/{catalog.find(kata_id).filename}: {why}" for kata_id, (_, _, why) in files.items()
               if why and "no such file" not in why]
-    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "",
-                     issued and issued["record"], mtimes)
+    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "", record, mtimes)
+
+
+def flag_shared_records(workspaces):
+    """The workspaces, each of those matched to a record another one was matched to flagged: one of them is
+    not the candidate the pack was issued to."""
+    shared = rostering.claimed_twice([workspace.record for workspace in workspaces])
+    out = list(workspaces)
+    for pack_id, indexes in shared.items():
+        for index in indexes:
+            others = ", ".join(str(workspaces[i].path) for i in indexes if i != index)
+            flag = (f"SHARED RECORD: pack {pack_id} ({workspaces[index].record.get('folder')}) is also claimed by "
+                    f"{others}: one of them is not the candidate it was issued to")
+            out[index] = dataclasses.replace(out[index], flags=(flag,) + out[index].flags)
+    return out
 
 
 def _ids(katas):

@@ -2,22 +2,21 @@
 
 A pack holds `katas/` (the stubs as git committed them), `README.md` (rules, time, commands),
 `check.py` (checker/pack_check.py with this pack's shapes filled in) and the manifest
-`kata-pack.json` that `kata grade` reads. It never holds a reference, a hidden test, a bug id or a
-quiz question. The same katas and seed give the same bytes, so a pack can always be made again.
+`kata-pack.json` (its katas, seed and the pack id the roster knows it by: roster.py). It never holds a
+reference, a hidden test, a bug id or a quiz question. The same katas and seed give the same bytes but
+for the manifest's pack id and seal, so a pack can always be made again.
 """
 
 import ast
-import datetime
 import doctest
-import hashlib
 import json
-import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import __version__, prompts
-from checker.catalog import MANIFEST, ROSTER, Kata
+from checker.catalog import MANIFEST, Kata
+from checker.hiring import roster as rostering
 from checker.workspace import pristine_stub
 
 MANIFEST_FORMAT = 1
@@ -39,6 +38,7 @@ class Pack:
     warnings: list[str] = field(default_factory=list)
     roster: Path | None = None  # where `make` recorded what it issued
     weights: dict = field(default_factory=dict)  # kata id -> its weight in the total score (the team's rubric)
+    pack_id: str = ""  # the id the roster knows it by, in its manifest with the seal
 
 
 def make(folder, katas, seed, minutes=None, weights=None):
@@ -50,34 +50,20 @@ def make(folder, katas, seed, minutes=None, weights=None):
     katas = sorted(set(katas), key=lambda kata: kata.id)
     minutes = minutes or MINUTES_PER_KATA * len(katas)
     files, warnings = contents(katas, seed, minutes)
+    weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
+    folder.mkdir(parents=True, exist_ok=True)
+    pack_id, sealed, roster = rostering.issue(folder, katas, seed, files, minutes, weights)
+    files[MANIFEST] = manifest(katas, seed, minutes, pack_id, sealed)
     for relative, text in files.items():
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
-    weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
-    roster = record(folder, katas, seed, files, minutes, weights)
-    return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights)
-
-
-def record(folder, katas, seed, files, minutes=None, weights=None):
-    """Append what was issued to the roster beside the pack: `kata grade` trusts this, not the manifest
-    the candidate can edit. One JSON line per pack; the last line for a folder wins."""
-    folder = Path(folder).resolve()
-    entry = {"folder": str(folder), "katas": [kata.id for kata in katas], "seed": seed, "kata_version": __version__,
-             "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "minutes": minutes, "weights": weights or {kata.id: 1 for kata in katas},
-             "stubs": {name: hashlib.sha256(text.encode("utf-8")).hexdigest()
-                       for name, text in files.items() if name.startswith("katas/")}}
-    roster = folder.parent / ROSTER
-    with roster.open("a", encoding="utf-8") as sink:
-        sink.write(json.dumps(entry) + "\n")
-        sink.flush()
-        os.fsync(sink.fileno())
-    return roster
+    return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights, pack_id)
 
 
 def contents(katas, seed, minutes):
-    """({relative path: text}, warnings): everything a pack holds. Pure: same arguments, same bytes."""
+    """({relative path: text}, warnings): everything a pack holds but its manifest (which carries the pack's
+    own id). Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
     for kata in katas:
         stubs[kata.id], warning = _stub(kata, seed)
@@ -85,9 +71,14 @@ def contents(katas, seed, minutes):
     warnings += given_away(katas, stubs)
     files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
              **{f"katas/{kata.filename}": stubs[kata.id] for kata in katas}}
-    files[MANIFEST] = json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
-                                  "katas": [kata.id for kata in katas], "minutes": minutes}, indent=2) + "\n"
     return files, warnings
+
+
+def manifest(katas, seed, minutes, pack_id, sealed):
+    """kata-pack.json: what the candidate was given, and the pack id and seal `kata grade` finds its record by."""
+    return json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
+                       "katas": [kata.id for kata in katas], "minutes": minutes, "pack": pack_id, "seal": sealed},
+                      indent=2) + "\n"
 
 
 def _stub(kata, seed):
