@@ -412,3 +412,10 @@ def test_a_candidate_cannot_pass_for_another(here):
     (here / "interviews" / "eve" / MANIFEST).write_text(json.dumps(eve))
     assert _scores(here / "interviews" / "eve")["eve"][1:3] == (
         ["kata-pack.json holds no pack id: matched to the roster by its folder (eve)"], "eve")
+
+
+def test_a_weight_for_a_kata_the_pack_does_not_hold_is_warned_of(here):
+    result = run("pack", here / "ada", "--katas", "01", "--seed", 1, "--weights", "01=2,03=3")
+    assert result.exit_code == 0
+    assert "warning: --weights gives kata 03 a weight, but the pack does not hold kata 03: ignored" in result.stderr
+    assert "warning" not in run("pack", here / "bob", "--katas", "01,03", "--seed", 1, "--weights", "03=3").stderr

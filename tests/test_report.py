@@ -78,20 +78,39 @@ def test_checks_that_never_ran_count_as_not_passed():
     assert score.passed == 3 and score.total == len(scoring.test_weights(catalog.find("01")))
 
 
-def test_kata_10_says_which_planted_bugs_were_fixed():
+def _graded(kata, path, seed):
+    from checker.hiring.grade import _for_graders
+    from checker.runner import check
+
+    result = check(kata, path, seed=seed)
+    return scoring.kata_score({**result.to_json(), **_for_graders(result)}, seed)
+
+
+def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
     from checker.hidden.debug import plants
     from checker.runner import DEFAULT_SEED
 
-    planted = list(plants.planted(7, DEFAULT_SEED))
-    weights = scoring.test_weights(catalog.find("10"))
-    failed = _check("10", 0, details={"planted": planted, "remaining": planted[1:]})
-    score = scoring.kata_score(failed, seed=7)
-    assert score.plants == {"planted": planted, "fixed": planted[:1], "remaining": planted[1:]}
-    assert score.score == round(100 * weights["planted_bugs_fixed"] / len(planted) / sum(weights.values()), 1)
-    solved = scoring.kata_score(_check("10", len(weights), status="passed"), seed=7)
-    assert solved.plants["fixed"] == planted and solved.plants["remaining"] == [] and solved.score == 100
+    kata, planted = catalog.find("10"), list(plants.planted(7, DEFAULT_SEED))
+    scores = []
+    for fixed in range(len(planted) + 1):  # the planted stub with the first `fixed` bugs taken out
+        path = tmp_path / f"fixed_{fixed}.py"
+        path.write_text(plants.source_with(planted[fixed:]))
+        graded = _graded(kata, path, 7)
+        assert graded.plants["fixed"] == planted[:fixed] and sorted(graded.plants["remaining"]) == sorted(planted[fixed:])
+        scores.append(graded.score)
+    steps = np.diff(scores)
+    assert scores[0] == 0 and scores[-1] == 100 and steps.max() - steps.min() <= 1, scores  # about equal
     unknown = scoring.kata_score(_check("10", 0, details={"planted": planted, "remaining": None}), seed=7)
-    assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == []
+    assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == [] and unknown.score < 100 / len(planted)
+
+
+def test_kata_08_without_tiling_scores_at_most_50():
+    kata = catalog.find("08")
+    assert scoring.test_caps(kata) == {"memory_grows_with_blocks_not_table": 50}
+    untiled = _graded(kata, ZOO / "flash" / "materializes-scores--plain.py", 5)
+    assert untiled.bugs == ["materializes-scores"] and untiled.passed == untiled.total - 1
+    assert untiled.score == 50  # it passes every other check: far more by weights alone
+    assert _graded(kata, kata.solution_path, 5).score == 100
 
 
 def test_a_rubric_is_pairs_or_a_file(tmp_path):

@@ -53,6 +53,9 @@ def pack(folder, kata_keys, seed, minutes, rubric):
         made = packing.make(folder, katas, seed, minutes, weights)
     except (packing.PackError, scoring.RubricError) as error:
         raise UsageProblem(str(error)) from None
+    for kata_id in sorted(set(weights or {}) - {kata.id for kata in made.katas}):
+        click.echo(f"warning: --weights gives kata {kata_id} a weight, but the pack does not hold kata {kata_id}: "
+                   "ignored", err=True)
     for warning in made.warnings:
         click.echo(f"warning: {warning}", err=True)
     echo(reports.pack_text(made))
