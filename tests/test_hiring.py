@@ -260,8 +260,10 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
     assert patched["03"]["bugs"][0] == "mask-top-left"
     markdown = (here / "grades.md").read_text()
-    assert "| patching | 5 | 03 causal-mask | failed | mask-top-left |" in markdown
-    assert f"| bare | {DEFAULT_SEED} | 02 softmax | passed |" in markdown
+    patching = markdown[markdown.index("### ") + markdown[markdown.index("### "):].index(". patching"):]
+    assert "| 03 causal-mask | failed |" in patching and "| mask-top-left" in patching.split("\n### ")[0]
+    assert "**tampering**: kata 01: patches np.allclose" in patching.split("\n### ")[0]
+    assert f"Seed {DEFAULT_SEED} · pack -" in markdown[markdown.index(". bare"):]
     assert "Isolation: full (user-namespace, network-namespace, no-new-privs, landlock-fs" in markdown
     assert "## Totals per kata" in markdown and "## Totals per status" in markdown
     assert "| timeout | 1 |" in markdown
@@ -284,7 +286,7 @@ def test_grade_text_summary(batch, here):
 def test_seed_overrides_the_manifest(batch, here):
     result = run("grade", "untouched", "--seed", 99, "--report", "r.md")
     assert result.exit_code == 0, result.output
-    assert "| untouched | 99 | 01 scores |" in (here / "r.md").read_text()
+    assert "### 1. untouched: 0.0/100\n\nSeed 99 · pack " in (here / "r.md").read_text()
 
 
 def _state_line(path, seed, kata_status, state=None, sign=True):

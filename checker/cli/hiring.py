@@ -39,9 +39,9 @@ def pack(folder, kata_keys, seed, minutes, rubric):
         kata pack interviews/bob --katas 01,03,05 --seed 42 --weights 03=2,05=3
         kata grade interviews/ada interviews/bob --html review.html
     """
-    from checker import reports
-
     import random
+
+    from checker.hiring import report as reports
 
     from checker.hiring import pack as packing
     from checker.hiring import scoring
@@ -107,9 +107,8 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         kata grade interviews/* --report grades.md --resume
         kata grade interviews/ada --json --timeout 5
     """
-    from checker import reports
-
     from checker.hiring import exports, review_page, scoring
+    from checker.hiring import report as reports
     from checker.hiring import grade as grading
     from checker.sandbox import Limits
 
@@ -149,7 +148,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:
-        report_path.write_text(reports.grade_markdown(result), encoding="utf-8")
+        report_path.write_text(reports.grade_markdown(batch), encoding="utf-8")
     if csv_path:
         csv_path.write_text(exports.csv_text(batch), encoding="utf-8")
     if html_path:

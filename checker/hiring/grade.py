@@ -225,6 +225,7 @@ class GradeReport:
     state: Path
     resumed: int = 0  # workspaces taken from the state file, not graded again
     isolation: dict = field(default_factory=dict)  # Sandbox.isolation of a probe child, and "insecure"
+    ignored: int = 0  # lines of the state file not signed with its key (a cut last line is not counted)
 
     @property
     def rows(self):
@@ -279,7 +280,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
     started = time.monotonic()
     workspaces = list({workspace.key: workspace for workspace in workspaces}.values())
     key = state_key(state)
-    finished = _read_state(state, key) if resume else {}
+    finished, ignored = _read_state(state, key) if resume else ({}, 0)
     _rewrite_state(state, key, [finished[_key_text(w.key)] for w in workspaces if _key_text(w.key) in finished])
     done = {w.key: finished[_key_text(w.key)]["katas"] for w in workspaces if _key_text(w.key) in finished}
     resumed = len(done)
@@ -303,7 +304,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
             _run(todo, limits, jobs, finished_one)
     graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
                              {kata_id: read[0] for kata_id, read in w.files.items()}) for w in workspaces]
-    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {})
+    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {}, ignored)
 
 
 def _run(workspaces, limits, jobs, finished_one):
@@ -425,22 +426,26 @@ def _sign(key, entry):
 
 
 def _read_state(state, key):
-    """key text -> entry of every complete line this grader signed; any other line is ignored."""
-    entries = {}
+    """({key text: entry} of every complete line this grader signed, how many whole lines were not signed by
+    it); a line cut short by a crash is left out without a word."""
+    entries, ignored = {}, 0
     try:
         lines = state.read_text(encoding="utf-8", errors="replace").splitlines()
     except FileNotFoundError:
-        return entries
+        return entries, ignored
     for line in lines:
         try:
             signed = json.loads(line)
+        except ValueError:
+            continue
+        try:
             entry, mac = signed["entry"], signed["mac"]
             if not hmac.compare_digest(_sign(key, entry), str(mac)):
-                continue
+                raise ValueError
             entries[entry["key"]] = entry
         except (ValueError, KeyError, TypeError):
-            continue
-    return entries
+            ignored += 1
+    return entries, ignored
 
 
 def _rewrite_state(state, key, entries):

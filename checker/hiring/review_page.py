@@ -11,7 +11,7 @@ import html
 import math
 
 from checker.render import duration
-from checker.reports import isolation_text
+from checker.hiring.report import isolation_text
 
 CODE_LINES = 400  # a longer file is cut, with a note: the reviewer has the file itself
 PICTURE_MAX = 12  # larger weight grids are described, not drawn
