@@ -7,8 +7,7 @@ import math
 
 import click
 
-from checker.render import duration, styled_status
-from checker.results import Status
+from checker.render import duration
 
 
 def mock_markdown(report):

@@ -22,7 +22,7 @@ def hidden_tests(hidden):
 
 
 def display_path(path):
-    path = Path(path).resolve()
+    path = Path(os.path.realpath(path))  # never raises (Path.resolve does on a symlink loop)
     try:
         return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
     except ValueError:

@@ -3,30 +3,33 @@
 The Markdown report is the document a manager forwards: its first screen is the ranking (total, each
 kata's score, time used, over time, the most severe concern), then the similar pairs and kata 10's
 planted bugs, then per candidate the katas and every concern, ranked. Like exports.py it formats what it
-is given and decides nothing; every candidate-derived text is escaped for Markdown (a path, a flag or a
-message may hold `|`, `<`, backticks or a newline).
+is given and decides nothing; every candidate-derived text is escaped for its channel (checker/escape.py: a path, a flag or
+a message may hold `|`, `<`, backticks, a newline or a terminal escape).
 """
-
-import re
 
 import click
 
+from checker import escape
 from checker.hiring import concerns as ranked
 from checker.render import duration, styled_status
 from checker.results import Status
+
+md = escape.markdown  # every candidate-derived text of the Markdown report goes through it
 
 
 def pack_text(pack):
     """`kata pack`: what was written, how to make it again, what to do next."""
     ids = ",".join(kata.id for kata in pack.katas)
     lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
-             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {pack.folder}/:"]
-    lines += [f"  {name}" for name in pack.files]
+             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {escape.terminal(pack.folder)}/:"]
+    lines += [f"  {escape.terminal(name)}" for name in pack.files]
     if pack.roster:
-        lines.append(f"Recorded in {pack.roster} as pack {pack.pack_id}, sealed with the team's key beside it "
+        lines.append(f"Recorded in {escape.terminal(pack.roster)} as pack {pack.pack_id}, sealed with the team's key "
+                     "beside it "
                      "(keep both, hand out the pack only: `kata grade` trusts the roster, not the pack's manifest)")
     lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
-              f"Hand {pack.folder}/ to the candidate; grade it with: kata grade {pack.folder}"]
+              f"Hand {escape.terminal(pack.folder)}/ to the candidate; grade it with: kata grade "
+              f"{escape.terminal(pack.folder)}"]
     return "\n".join(lines)
 
 
@@ -43,40 +46,35 @@ def isolation_text(isolation):
 
 def grade_text(report, report_path=None):
     """`kata grade`: one line per workspace (and its flags), then the totals."""
-    width = max((len(w.path) for w in report.workspaces), default=0)
+    width = max((len(escape.terminal(w.path)) for w in report.workspaces), default=0)
     lines = []
     for workspace in report.workspaces:
         cells = []
         if workspace.error:
-            cells.append(click.style("error", fg="red") + f": {workspace.error}")
+            cells.append(click.style("error", fg="red") + f": {escape.terminal(workspace.error)}")
         for row in workspace.rows if not workspace.error else []:
             cell = f"{row.kata} " + styled_status(row.status)
             notes = row.bugs + (["review"] if row.review else []) + (["unverified"] if row.unverified else [])
-            cells.append(cell + (f" ({', '.join(notes)})" if notes else ""))
-        lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
-        lines += [f"{'':<{width}}  ! {flag}" for flag in workspace.flags]
+            cells.append(cell + (f" ({escape.terminal(', '.join(notes))})" if notes else ""))
+        lines.append(f"{escape.terminal(workspace.path):<{width}}  " + " · ".join(cells))
+        lines += [f"{'':<{width}}  ! {escape.terminal(flag)}" for flag in workspace.flags]
     counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
     jobs = f"{report.jobs} job{'s' if report.jobs != 1 else ''}"
     lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
               + f" in {report.seconds:.1f} s ({jobs}): {counts or 'nothing to grade'}",
               isolation_text(report.isolation)]
     if report.resumed:
-        lines.append(f"{report.resumed} of them finished in an earlier run ({report.state}), not graded again")
+        lines.append(f"{report.resumed} of them finished in an earlier run ({escape.terminal(report.state)}), "
+                     "not graded again")
     if report.ignored:
         lines.append(f"{report.ignored} line{'s' if report.ignored > 1 else ''} of the state file "
                      f"{'were' if report.ignored > 1 else 'was'} ignored: not signed by this grader's key")
     if report_path:
-        lines.append(f"Report: {report_path}")
+        lines.append(f"Report: {escape.terminal(report_path)}")
     return "\n".join(lines)
 
 
 # --- the Markdown report ------------------------------------------------------------------------------
-
-def md(text):
-    """Candidate-derived text, inert in Markdown: one line, every character Markdown reads escaped."""
-    text = re.sub(r"[\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]", " ", str(text))
-    return re.sub(r"([\\`*_\[\]<>|~&])", r"\\\1", text)
-
 
 def grade_markdown(batch):
     """The report file: the ranking first, then the pairs, kata 10's plants, each candidate and the totals."""
@@ -147,7 +145,7 @@ def _candidate(c):
     if c.katas:
         lines += ["", "| kata | status | score | checks | bugs named | sha256 |", "|---|---|---:|---:|---|---|"]
         lines += [f"| {k.kata} {k.slug} | {k.status}{' (untouched)' if k.untouched else ''} | {k.score:.1f} | "
-                  f"{k.passed} of {k.total} | {md(', '.join(k.bugs)) or '-'} | {k.sha256[:12] or '-'} |"
+                  f"{k.passed} of {k.total} | {md(', '.join(k.bugs)) or '-'} | {k.sha256 or '-'} |"
                   for k in c.katas]
     found = ranked.of_candidate(c)
     if found:
