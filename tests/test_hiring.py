@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from checker import catalog, prompts
 from checker.cli import cli
 from checker.hiring.grade import DEFAULT_STATE
+from checker.hiring import pack_words
 from checker.hiring.pack import MANIFEST
 from checker.runner import DEFAULT_SEED
 from checker.workspace import pristine_stub
@@ -63,8 +64,9 @@ def test_pack_holds_stubs_readme_checks_and_manifest(here):
     files = pack_files(folder)
     chosen = [catalog.find(key) for key in ("01", "03", "05")]
     assert set(files) == {"README.md", "check.py", MANIFEST} | {f"katas/{kata.filename}" for kata in chosen}
-    for kata in chosen:
-        assert files[f"katas/{kata.filename}"] == pristine_stub(kata).encode()
+    for kata in chosen:  # kata 05's "as in kata 04" is reworded: the pack does not hold 04
+        assert files[f"katas/{kata.filename}"] == pack_words.for_pack(pristine_stub(kata), chosen).encode()
+    assert files["katas/05_kv_cache.py"] != pristine_stub(catalog.find("05")).encode()
     manifest = json.loads(files[MANIFEST])
     assert manifest["katas"] == ["01", "03", "05"] and manifest["seed"] == 41 and manifest["minutes"] == 60
     readme = files["README.md"].decode()
@@ -156,7 +158,7 @@ def test_check_script_needs_numpy_only(here):
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"doctest", "importlib", "sys", "traceback", "pathlib", "numpy"}
+    assert imported <= {"doctest", "importlib", "json", "subprocess", "sys", "traceback", "pathlib", "numpy"}
 
 
 def test_same_seed_same_bytes_but_the_pack_id(here):
@@ -199,7 +201,49 @@ def test_check_script_on_stubs_then_references(here):
         fill(folder, kata.id, kata.solution_path)
     done = _check_script(folder)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert all(f"{kata.id} {kata.slug:<12} ok" in done.stdout for kata in KATAS)
+    for kata in KATAS:  # a planted file runs with its bugs: check.py cannot tell they are gone, and says so
+        verdict = "shapes ok" if getattr(kata.hidden(), "STUB_PLANTED", False) else "ok"
+        assert f"{kata.id} {kata.slug:<12} {verdict}: " in done.stdout, kata
+
+
+def test_check_script_stops_an_endless_loop(here):
+    folder = make_pack(here / "ada", "--katas", "01,02", "--seed", 11)
+    fill(folder, "01", HOSTILE / "loop_forever.py")
+    fill(folder, "02", catalog.find("02").solution_path)
+    script = (folder / "check.py").read_text()
+    assert "\nLIMIT_SECONDS = 20 " in script
+    (folder / "check.py").write_text(script.replace("\nLIMIT_SECONDS = 20 ", "\nLIMIT_SECONDS = 1 "))  # a cheap test
+    done = _check_script(folder)
+    assert done.returncode == 1
+    assert "01 scores       FAILED: still running after 1 s, so it was stopped" in done.stdout
+    assert "02 softmax      ok" in done.stdout  # the next kata is checked all the same
+
+
+def test_check_script_never_says_ok_for_a_file_with_planted_bugs_left(here):
+    from checker.hidden.debug import plants
+
+    folder = make_pack(here / "ada", "--katas", "10", "--seed", 11)
+    planted = list(plants.planted(11, DEFAULT_SEED))
+    for remaining in (planted[2:], planted[3:], []):
+        (folder / "katas" / "10_debug_decoder.py").write_text(plants.source_with(remaining))
+        verdict = _check_script(folder).stdout.split(": ")[0]
+        assert verdict in ("10 debug        shapes ok", "10 debug        FAILED"), (remaining, verdict)
+    assert verdict == "10 debug        shapes ok"  # the fixed file: shapes hold, and that is all it says
+    assert "whether planted bugs remain, only the graders' tests can tell" in _check_script(folder).stdout
+    assert 'says "shapes ok", never "ok"' in (folder / "README.md").read_text()
+
+
+@pytest.mark.parametrize("keys", [kata.id for kata in KATAS] + ["01,04,05", "03,10"])
+def test_a_pack_speaks_only_of_what_it_holds(here, keys):
+    from checker.hiring import pack_words
+
+    katas = [catalog.find(key) for key in keys.split(",")]
+    files = pack_files(make_pack(here / "ada", "--katas", keys, "--seed", 3))
+    text = "\n".join(data.decode() for name, data in files.items() if name != MANIFEST)
+    assert pack_words.foreign(text, katas) == []
+    learner = "\n".join([kata.stub_path.read_text() for kata in katas] + [prompts.for_kata(k).brief for k in katas])
+    if keys in ("05", "08", "10"):  # the control: the learner's text has them
+        assert pack_words.foreign(learner, katas) != []
 
 
 def test_check_script_one_kata_and_its_worked_example(here):

@@ -11,11 +11,13 @@ import ast
 import doctest
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import __version__, prompts
 from checker.catalog import MANIFEST, Kata
+from checker.hiring import pack_words
 from checker.hiring import roster as rostering
 from checker.workspace import pristine_stub
 
@@ -66,7 +68,8 @@ def contents(katas, seed, minutes):
     own id). Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
     for kata in katas:
-        stubs[kata.id], warning = _stub(kata, seed)
+        stub, warning = _stub(kata, seed)
+        stubs[kata.id] = pack_words.for_pack(stub, katas)  # the learner's commands and other katas, reworded
         warnings += [warning] if warning else []
     warnings += given_away(katas, stubs)
     files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
@@ -168,7 +171,10 @@ def worked_examples(stub):
 
 def _entry(kata, seed):
     draw = random.Random(f"kata-pack:{seed}:{kata.id}")  # one stream per kata: --katas never shifts another
-    return {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
+    entry = {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
+    if getattr(kata.hidden(), "STUB_PLANTED", False):  # the stub runs: its shapes are right with every bug in
+        entry["planted"] = 1  # (check.py is Python: written as JSON, True would be `true`)
+    return entry
 
 
 def distinct(draw, count, low=2, high=9):
@@ -207,7 +213,7 @@ python check.py {first}     # one kata
 
 `check.py` is public and deliberately thin. "ok" means your code runs, returns the right shapes
 and reproduces the docstrings' examples; it does not mean the graders' tests pass. Test your own
-edge cases too: the docstrings list them.
+edge cases too: the docstrings list them. Each kata's check is stopped after {limit} s.{planted}
 
 ## The katas
 
@@ -218,6 +224,16 @@ edge cases too: the docstrings list them.
 def readme(katas, minutes):
     titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
     table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
-    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{prompts.for_kata(kata).brief}" for kata in katas)
+    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{pack_words.for_pack(prompts.for_kata(kata).brief, katas)}"
+                         for kata in katas)
     count = f"{len(katas)} kata{'s' if len(katas) > 1 else ''}"
-    return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id)
+    planted = [kata.id for kata in katas if getattr(kata.hidden(), "STUB_PLANTED", False)]
+    planted = (f" For kata {', '.join(planted)}, whose file runs with bugs in it, it checks shapes only and says "
+               '"shapes ok", never "ok".') if planted else ""
+    return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id,
+                          limit=_limit_seconds(), planted=planted)
+
+
+def _limit_seconds():
+    """check.py's LIMIT_SECONDS, as the template says it."""
+    return int(re.search(r"^LIMIT_SECONDS = (\d+)", _TEMPLATE.read_text(encoding="utf-8"), re.M).group(1))
