@@ -303,6 +303,8 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     assert all(w["flags"] == [] for w in report["workspaces"][:-1])
     patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
     assert patched["03"]["bugs"][0] == "mask-top-left"
+    looped = report["workspaces"][2]["katas"][0]["tests"][0]["message"]
+    assert looped.startswith("the candidate's code gave ") and "an endless loop?" in looped
     markdown = (here / "grades.md").read_text()
     patching = markdown[markdown.index("### ") + markdown[markdown.index("### "):].index(". patching"):]
     assert "| 03 causal-mask | failed |" in patching and "| mask-top-left" in patching.split("\n### ")[0]
@@ -364,6 +366,16 @@ def test_resume_skips_finished_workspaces(batch, here):
 
     text = run("grade", "untouched", "solved", "--resume", "--report", "grades.md")
     assert "2 of them finished in an earlier run" in text.output
+    assert "ignored" not in text.output  # the cut line was a crash's, not a forgery
+
+
+def test_a_state_line_not_signed_is_ignored_and_counted(batch, here):
+    forged = [_state_line(batch[name], 5, {"01": "passed", "03": "passed"}, sign=False) for name in ("untouched",
+                                                                                                       "looping")]
+    (here / DEFAULT_STATE).write_text("\n".join(forged) + "\n")
+    result = run("grade", "untouched", "--resume")
+    assert "2 lines of the state file were ignored: not signed by this grader's key" in result.output
+    assert "untouched  01 not-started · 03 not-started" in result.output  # graded, not taken from the forgery
 
 
 def test_resume_regrades_a_workspace_finished_with_another_seed(batch, here):
@@ -464,3 +476,44 @@ def test_a_weight_for_a_kata_the_pack_does_not_hold_is_warned_of(here):
     assert result.exit_code == 0
     assert "warning: --weights gives kata 03 a weight, but the pack does not hold kata 03: ignored" in result.stderr
     assert "warning" not in run("pack", here / "bob", "--katas", "01,03", "--seed", 1, "--weights", "03=3").stderr
+
+
+def test_a_syntax_error_says_its_line():
+    from checker.runner import check
+
+    result = check(catalog.find("01"), HOSTILE / "syntax_error.py")
+    line = next(number for number, text in enumerate((HOSTILE / "syntax_error.py").read_text().splitlines(), 1)
+                if text.startswith("def attention_scores"))
+    assert f"at line {line}: def attention_scores(q, k)" in result.tests[0].message
+    assert "your code gave" not in result.tests[0].message
+
+
+def test_a_sampler_out_of_memory_is_not_named_greedy_nan(tmp_path):
+    from checker.runner import check
+
+    hungry = tmp_path / "09_sampling.py"
+    hungry.write_text("def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):\n"
+                      "    raise MemoryError\n\n\ndef sample_token(probs, u):\n    raise MemoryError\n")
+    result = check(catalog.find("09"), hungry)
+    assert result.status.value == "error" and result.bugs == []
+    greedy = next(test for test in result.tests if test.name == "greedy")
+    assert "MemoryError" in greedy.message and greedy.bug is None
+    control = check(catalog.find("09"), ZOO / "sampling" / "greedy-nan--zero-division.py")  # a real division by 0
+    assert "greedy-nan" in control.bugs
+
+
+def test_the_progress_bar_names_the_candidate_and_the_time_left(monkeypatch):
+    import io
+
+    from checker.cli.hiring import _ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with _ProgressBar() as bar:
+        for done, name in enumerate((None, "interviews/ada", "interviews/bob")):
+            bar(done, 3, name)
+    assert "1/3  interviews/ada done, about " in terminal.getvalue() and " s left" in terminal.getvalue()

@@ -174,16 +174,28 @@ def _team_file(path):
 
 
 class _ProgressBar:
-    """`kata grade`'s progress on a terminal: a click progress bar, made once the number to grade is known."""
+    """`kata grade`'s progress on a terminal: a click progress bar, made once the number to grade is known,
+    naming the candidate who just finished and the time left (at the pace so far)."""
 
     def __init__(self):
-        self.bar = None
+        self.bar, self.started = None, None
 
-    def __call__(self, done, total):
+    def __call__(self, done, total, finished=None):
+        import time
+
+        from checker import escape
+        from checker.render import duration
+
         if self.bar is None:
-            self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_pos=True)
+            self.started = time.monotonic()
+            self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_pos=True,
+                                         show_eta=False, item_show_func=lambda text: text)
             self.bar.__enter__()
-        self.bar.update(done - self.bar.pos)
+        text = None
+        if finished is not None:
+            left = (time.monotonic() - self.started) / max(done, 1) * (total - done)
+            text = f"{escape.terminal(finished)[-40:]} done, about {duration(left)} left"
+        self.bar.update(done - self.bar.pos, text)
 
     def __enter__(self):
         return self

@@ -94,11 +94,10 @@ def _katas(texts):
 
 
 def headline(candidate):
-    """The most severe concern in a few words, for a ranking line ("" without any)."""
-    concerns = of_candidate(candidate)
-    if not concerns:
+    """The most severe concern but time and similarity (said apart), in a few words ("" without any)."""
+    found = [concern for concern in of_candidate(candidate) if concern.severity not in (TIME, SIMILAR)]
+    if not found:
         return ""
-    worst = concerns[0]
-    more = len(concerns) - 1
-    return f"{worst.label.upper() if worst.severity <= RECORD else worst.label}: {worst.text}" + \
-        (f" (+{more} more)" if more else "")
+    worst, more = found[0], len(found) - 1
+    label = f"{worst.label.upper()}: " if worst.severity in (TAMPERING, ESCAPE) else ""  # a record's says it
+    return f"{label}{worst.text}" + (f" (+{more} more)" if more else "")

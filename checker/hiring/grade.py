@@ -309,7 +309,8 @@ def probe_isolation(limits):
 
 
 def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolation=None):
-    """Grade every workspace not already finished in `state` (with `resume`); `progress(done, total)`."""
+    """Grade every workspace not already finished in `state` (with `resume`); `progress(done, total, the
+    workspace just finished or None)` as they finish."""
     started = time.monotonic()
     workspaces = list({workspace.key: workspace for workspace in workspaces}.values())
     key = state_key(state)
@@ -324,7 +325,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
     before = len(done)  # resumed and unreadable workspaces: not part of the progress
     if todo:
         if progress:
-            progress(0, len(todo))
+            progress(0, len(todo), None)
         _warm(todo)
         with state.open("a", encoding="utf-8") as sink:
             def finished_one(workspace, checks):
@@ -337,7 +338,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                     _append(sink, key, {**entry, "katas": checks})
                 done[workspace.key] = checks
                 if progress:
-                    progress(len(done) - before, len(todo))
+                    progress(len(done) - before, len(todo), str(workspace.path))
 
             _run(todo, limits, jobs, finished_one)
     graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
@@ -387,7 +388,7 @@ def check_one(kata_id, path, limits, seed, read=None):
         if data is None:
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
-        result = check(kata, path, limits, seed, source=data)
+        result = check(kata, path, limits, seed, source=data, author="the candidate's")
         return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
