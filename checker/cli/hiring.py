@@ -83,8 +83,9 @@ def _kata_list(text):
 @click.option("--insecure", is_flag=True, help="Grade even where the sandbox cannot fully isolate candidate code.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one CSV row per candidate and kata here.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the review page here: one self-contained HTML file.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write the review page: PATH.html one self-contained file; DIR an index.html and a page per "
+                   "candidate (to share one alone).")
 def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path):
     """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
@@ -152,7 +153,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     if csv_path:
         csv_path.write_text(exports.csv_text(batch), encoding="utf-8")
     if html_path:
-        html_path.write_text(review_page.page(batch), encoding="utf-8")
+        review_page.write(batch, html_path)
     if as_json:
         if result.resumed:
             click.echo(f"{result.resumed} workspaces finished in an earlier run ({escape.terminal(state)}), not graded "

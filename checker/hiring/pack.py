@@ -9,6 +9,7 @@ for the manifest's pack id and seal, so a pack can always be made again.
 
 import ast
 import doctest
+import functools
 import json
 import random
 import re
@@ -68,8 +69,8 @@ def contents(katas, seed, minutes):
     own id). Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
     for kata in katas:
-        stub, warning = _stub(kata, seed)
-        stubs[kata.id] = pack_words.for_pack(stub, katas)  # the learner's commands and other katas, reworded
+        warning = _stub(kata, seed)[1]
+        stubs[kata.id] = issued_stub(kata, seed, tuple(katas))  # the learner's commands and other katas, reworded
         warnings += [warning] if warning else []
     warnings += given_away(katas, stubs)
     files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
@@ -95,6 +96,12 @@ def _stub(kata, seed):
         return stub, None
     return kata.stub_path.read_text(encoding="utf-8"), (f"{kata.stub_path} is not in a git checkout: "
                                                         "packed as it is, check it holds no solution")
+
+
+@functools.lru_cache(maxsize=256)
+def issued_stub(kata, seed, katas):
+    """The stub of `kata` a pack of `katas` (a tuple) drawn with `seed` holds, as `contents` writes it."""
+    return pack_words.for_pack(_stub(kata, seed)[0], katas)
 
 
 def given_away(katas, stubs):
