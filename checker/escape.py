@@ -9,14 +9,14 @@ point where the text meets its channel:
 
 - `terminal`: no control character but tab (and newline only where the layout puts it: `lines`);
 - `markdown`: no markup (every character that could start some backslash-escaped, no line break);
-- `csv_cell`: never starts with =, +, -, @, a tab or a carriage return (OWASP's rule), nor their look-alikes;
+- `csv_cell`: never starts with =, +, -, @, a tab or a carriage return (OWASP's rule), nor their look-alikes,
+  and shows hidden characters;
 - `html`: escaped, with invisible characters shown (marked, in text).
 
 Everywhere, a character that is invisible or moves the text (controls, bidi and other format characters,
 line and paragraph separators) is shown as `<U+202E>`: a reviewer sees it is there.
 """
 
-import html as _html
 import re
 import unicodedata
 
@@ -65,14 +65,17 @@ def markdown(text):
 
 
 def csv_cell(text):
-    """A CSV cell a spreadsheet shows as text: one that could start a formula gets a leading apostrophe."""
-    text = str(text)
+    """A CSV cell a spreadsheet shows as text: one that could start a formula gets a leading apostrophe, and
+    a hidden character is shown (a line break stays: the CSV quotes it)."""
+    text = visible(text, newlines=True)
     return "'" + text if text.lstrip(" ").startswith(_FORMULA) else text
 
 
 def html(text, attribute=False):
     """HTML text (hidden characters shown as <U+202E> in a <mark>) or, with `attribute`, an attribute's
     quoted value (shown as <U+202E>): escaped either way."""
+    import html as _html  # the page's alone: `kata check` starts without it
+
     if attribute:
         return _html.escape(visible(text, newlines=True), quote=True)
     escaped = _html.escape(str(text), quote=True)

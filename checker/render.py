@@ -54,7 +54,8 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
             lines += ["  " + line for line in prompts.brief.splitlines()]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
-        lines += ["", f"Edit {escape.terminal(result.file)}{again}." + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
+        lines += ["", f"Edit {escape.terminal(result.file)}{again}."
+                  + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
         return "\n".join(lines)
     if strict:
         lines += _strict_lines(result)

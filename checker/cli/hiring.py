@@ -137,15 +137,16 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     bar = _ProgressBar() if sys.stderr.isatty() and not as_json else None
 
     if not resume and grading.holds_a_batch(state):
-        click.echo(f"note: {escape.terminal(state)} holds an earlier batch; starting afresh (--resume would continue it)", err=True)
+        click.echo(f"note: {escape.terminal(state)} holds an earlier batch; starting afresh (--resume would "
+                   "continue it)", err=True)
     try:
         with bar or _nothing():
             result = grading.grade(workspaces, limits, jobs, state, resume, bar, isolation)
     except grading.GradeError as error:
         raise Problem(str(error)) from None
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished workspaces are saved in {escape.terminal(state)}; run the same command with --resume "
-                   "to grade the rest", err=True)
+        click.echo(f"\ninterrupted: finished workspaces are saved in {escape.terminal(state)}; run the same command "
+                   "with --resume to grade the rest", err=True)
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:

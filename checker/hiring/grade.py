@@ -198,7 +198,10 @@ def read_kata_file(folder, kata):
     path = folder / "katas" / kata.filename
     if not os.path.lexists(path):
         return None, None, f"no such file: the workspace lost the stub"
-    target = Path(os.path.realpath(path))  # never raises: a loop stays a path, and fails to open below
+    try:
+        target = Path(os.path.realpath(path))  # a loop stays a path, and fails to open below
+    except RecursionError:  # thousands of links in a chain (the kernel follows 40)
+        return None, None, "a chain of links too long to follow"
     if not target.is_relative_to(os.path.realpath(folder)):
         return None, None, f"a link leaving the workspace (to {target})"
     try:
@@ -348,24 +351,47 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
 
 def _run(workspaces, limits, jobs, finished_one):
     """Check every kata of every workspace; call `finished_one(workspace, its check objects)` as each
-    workspace's last check completes."""
+    workspace's last check completes. A check that kills its worker process (out of memory, say) is that
+    kata's error: the pool starts again for the rest, and each check that was in flight runs alone once."""
+    todo = [(w, kata) for w in workspaces for kata in w.katas]  # in the order the pool takes them
+    pending = {w.key: {} for w in workspaces}
+
+    def record(workspace, kata, check):
+        pending[workspace.key][kata.id] = check
+        if len(pending[workspace.key]) == len(workspace.katas):
+            finished_one(workspace, [pending[workspace.key][k.id] for k in workspace.katas])
+
+    while todo:
+        unfinished = _pool_run(todo, limits, jobs, record)
+        suspects, todo = unfinished[:jobs + 1], unfinished[jobs + 1:]  # a pool runs its jobs in order
+        for workspace, kata in suspects:  # the one that broke the pool was among the first
+            if _pool_run([(workspace, kata)], limits, 1, record):
+                record(workspace, kata, failed_check(kata, workspace.path / "katas" / kata.filename, WorkerDied(
+                    "its grading worker process died while checking it (out of memory?)")))
+
+
+class WorkerDied(Exception):
+    """A grading worker process ended while it checked a kata."""
+
+
+def _pool_run(todo, limits, jobs, record):
+    """Run (workspace, kata) checks in a pool of `jobs` workers, `record`ing each; the checks left
+    unfinished (in `todo`'s order) if a worker process died."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
+    unfinished = []
     try:
         futures = {pool.submit(check_one, kata.id, str(w.path / "katas" / kata.filename), limits, w.seed,
-                               w.files.get(kata.id)): (w, kata)
-                   for w in workspaces for kata in w.katas}
-        pending = {w.key: {} for w in workspaces}
+                               w.files.get(kata.id)): index for index, (w, kata) in enumerate(todo)}
         for future in as_completed(futures):
-            workspace, kata = futures[future]
+            workspace, kata = todo[futures[future]]
             try:
-                pending[workspace.key][kata.id] = future.result()
+                check = future.result()
             except BrokenProcessPool:
-                raise GradeError("a grading worker process died (out of memory?): finished workspaces are "
-                                 "saved; run the same command with --resume") from None
+                unfinished.append(futures[future])
+                continue
             except Exception as error:  # noqa: BLE001 - e.g. a check object that did not come back whole
-                pending[workspace.key][kata.id] = failed_check(kata, workspace.path / "katas" / kata.filename, error)
-            if len(pending[workspace.key]) == len(workspace.katas):
-                finished_one(workspace, [pending[workspace.key][k.id] for k in workspace.katas])
+                check = failed_check(kata, workspace.path / "katas" / kata.filename, error)
+            record(workspace, kata, check)
     except KeyboardInterrupt:  # stop now, not after the running checks: their workspaces are redone on --resume
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in multiprocessing.active_children():
@@ -373,6 +399,7 @@ def _run(workspaces, limits, jobs, finished_one):
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return [todo[index] for index in sorted(unfinished)]
 
 
 def check_one(kata_id, path, limits, seed, read=None):
@@ -389,16 +416,25 @@ def check_one(kata_id, path, limits, seed, read=None):
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
         result = check(kata, path, limits, seed, source=data, author="the candidate's")
-        return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        found = {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
         return failed_check(kata, path, error, extra)
 
 
+MESSAGE_CHARS = 2000  # of a check's message the grader keeps: an exception can say megabytes, each check
+
+
+def _cut(message):
+    more = len(message) - MESSAGE_CHARS
+    return message if more <= 0 else f"{message[:MESSAGE_CHARS]}… ({more:,} more characters)"
+
+
 def failed_check(kata, path, error, extra=None):
     """The check object of a kata the grader could not check (`error`: what raised)."""
-    message = f"the grader could not check it: {type(error).__name__}: {error}"
+    message = _cut(f"the grader could not check it: {type(error).__name__}: {error}")
     return {**_error(kata, str(path), message), **(extra or {"sha256": None, "review": [], "unverified": []})}
 
 
