@@ -128,7 +128,10 @@ def _line(number, line, kind=""):
 def _error_text(test):
     """What a failing check said once the call it made is set aside (what many checks share)."""
     message = test.get("message") or ""
-    return message.split(" raised ", 1)[1] if " raised " in message else message
+    for verb in (" raised ", " still raises "):
+        if verb in message:
+            return verb.strip() + " " + message.split(verb, 1)[1]
+    return message
 
 
 def checks(kata):

@@ -59,7 +59,7 @@ table.grid td.differs{outline:2px solid #dc2626;outline-offset:-2px;font-weight:
 table.grid td.blocked{background:#e7e5e4;color:#78716c}
 .grids{display:flex;gap:12px;flex-wrap:wrap}
 .muted{color:#78716c}
-@media (max-width:760px){
+@media screen and (max-width:760px){
 body{margin:0 10px 32px}.kata{display:block}.kata>div+div{margin-top:10px}
 table.ranking,table.ranking tbody,table.ranking tr,table.ranking td,table.pairs,table.pairs tbody,table.pairs tr,
 table.pairs td{display:block;width:100%}
@@ -68,6 +68,7 @@ table.ranking tr,table.pairs tr{border:1px solid #d6d3d1;border-radius:6px;margi
 table.ranking td,table.pairs td{border:0;padding:2px 10px;text-align:left;overflow-wrap:anywhere}
 table.ranking td::before,table.pairs td::before{content:attr(data-label) ": ";color:#78716c;font-weight:600}
 table.grid{font-size:10px}table.grid td,table.grid th{min-width:0;padding:1px 2px}
+table.katas{width:100%;table-layout:fixed}table.katas td,table.katas th{padding:3px 4px;overflow-wrap:anywhere}
 }
 @media print{
 @page{size:A4;margin:12mm}
