@@ -26,11 +26,12 @@ from checker.sandbox import DEFAULT_SECONDS
 def pack(folder, kata_keys, seed, minutes, rubric):
     """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
 
-    The pack holds no reference, hidden test, bug catalogue or quiz answer. What was issued
-    (katas, seed, version, time, each stub's SHA-256) is appended to kata-roster.jsonl beside
-    DIR, on your side: `kata grade` takes the katas, seed, minutes and --weights from there, and
-    only compares the pack's own kata-pack.json (which the candidate can edit) with it. The same
-    katas and seed give the same pack, byte for byte.
+    The pack holds no reference, hidden test, bug catalogue or quiz answer, and speaks only of the
+    katas it holds. What was issued (a pack id, katas, seed, version, time, each stub's SHA-256) is
+    appended to kata-roster.jsonl beside DIR, with the team's key kata-roster.key that seals the
+    pack id in the pack's kata-pack.json: keep both, on your side. `kata grade` finds the record by
+    that id wherever the pack went, and takes the katas, seed, minutes and --weights from it. The same
+    katas and seed give the same pack, byte for byte, but for its id and seal.
 
     Example:
 
@@ -79,7 +80,7 @@ def _kata_list(text):
 @click.option("--resume", is_flag=True, help="Skip the workspaces an interrupted run already graded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
 @click.option("--roster", type=click.Path(path_type=Path, dir_okay=False),
-              help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace]")
+              help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace, else here]")
 @click.option("--insecure", is_flag=True, help="Grade even where the sandbox cannot fully isolate candidate code.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one CSV row per candidate and kata here.")
@@ -89,9 +90,10 @@ def _kata_list(text):
 def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path):
     """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
-    Each workspace is graded on the katas and seed `kata pack` recorded in its roster; a kata-pack.json
-    that disagrees is flagged, never obeyed (a folder with no record: its manifest's, else every kata
-    file in its katas/ with the default seed, flagged "unrostered"). Kata files that are links leaving
+    Each workspace is graded on the katas and seed `kata pack` recorded in its roster, found by the
+    sealed pack id of its kata-pack.json wherever the folder now is (a copy, unpacked zips, a clone);
+    a manifest that disagrees is flagged, never obeyed, and a workspace with no matching record is
+    graded on its own manifest and flagged UNMATCHED. Kata files that are links leaving
     the workspace or not regular files are refused and flagged; a broken workspace is one error row.
     Finished workspaces are saved at once in a signed state file (PATH.state.jsonl beside --report,
     else kata-grade.state.jsonl here): after an interruption, --resume grades only the rest, and again
@@ -105,7 +107,8 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
 
     \b
         kata grade interviews/* --report grades.md --csv grades.csv --html review.html
-        kata grade interviews/* --report grades.md --resume
+        kata grade interviews/* --report grades.md --resume --html review/
+        kata grade returned/* --roster interviews/kata-roster.jsonl
         kata grade interviews/ada --json --timeout 5
     """
     from checker.hiring import exports, review_page, scoring

@@ -85,6 +85,11 @@ def manifest(katas, seed, minutes, pack_id, sealed):
                       indent=2) + "\n"
 
 
+def planted(kata):
+    """Whether the kata's stub is a working file with bugs planted in it by the pack's seed (kata 10)."""
+    return hasattr(kata.part("public"), "stub")
+
+
 def _stub(kata, seed):
     """The committed stub (never a learner's edits of katas/); the file itself outside a git checkout. A kata
     whose public.py has `stub(seed)` (kata 10: bugs planted by seed) makes each pack's stub its own way."""
@@ -179,7 +184,7 @@ def worked_examples(stub):
 def _entry(kata, seed):
     draw = random.Random(f"kata-pack:{seed}:{kata.id}")  # one stream per kata: --katas never shifts another
     entry = {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
-    if getattr(kata.hidden(), "STUB_PLANTED", False):  # the stub runs: its shapes are right with every bug in
+    if planted(kata):  # the stub runs: its shapes are right with every bug in
         entry["planted"] = 1  # (check.py is Python: written as JSON, True would be `true`)
     return entry
 
@@ -234,11 +239,11 @@ def readme(katas, minutes):
     briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{pack_words.for_pack(prompts.for_kata(kata).brief, katas)}"
                          for kata in katas)
     count = f"{len(katas)} kata{'s' if len(katas) > 1 else ''}"
-    planted = [kata.id for kata in katas if getattr(kata.hidden(), "STUB_PLANTED", False)]
-    planted = (f" For kata {', '.join(planted)}, whose file runs with bugs in it, it checks shapes only and says "
-               '"shapes ok", never "ok".') if planted else ""
+    found = [kata.id for kata in katas if planted(kata)]
+    found = (f" For kata {', '.join(found)}, whose file runs with bugs in it, it checks shapes only and says "
+             '"shapes ok", never "ok".') if found else ""
     return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id,
-                          limit=_limit_seconds(), planted=planted)
+                          limit=_limit_seconds(), planted=found)
 
 
 def _limit_seconds():
