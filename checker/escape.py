@@ -22,8 +22,9 @@ import unicodedata
 
 HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, separators
 # what can start inline markup mid-line: emphasis, code, links and images, HTML and comments, entities,
-# tables, strike-through, math; an underscore inside a word cannot, and stays as it is
-_MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+# tables, strike-through, math, GFM's bare links (http://, www., an address with @); an underscore inside a
+# word cannot, and stays as it is
+_MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|:(?=//)|(?<=www)\.)")
 _FORMULA = tuple("=+-@\t\r") + ("\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and minus, full-width forms
 
 
@@ -39,12 +40,17 @@ def name(char):
 
 def hidden_characters(text):
     """The distinct hidden characters of `text`, in order of appearance (newline and tab are not hidden)."""
-    return list(dict.fromkeys(char for char in str(text) if hidden(char)))
+    text = str(text)
+    if text.isprintable():  # the common case, at C speed: no control, format or separator character
+        return []
+    return list(dict.fromkeys(char for char in text if hidden(char)))
 
 
 def visible(text, newlines=False):
     """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
     text = str(text)
+    if text.isprintable():
+        return text
     return "".join(name(char) if hidden(char) or (char == "\n" and not newlines) else char for char in text)
 
 

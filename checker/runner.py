@@ -41,7 +41,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"
     finally:
         sandbox.close()
     result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes,
-                    time.monotonic() - started, output)
+                    time.monotonic() - started, output, frontend=sandbox.frontend.removesuffix("-missing"))
     result.unverified = [t.name for t in outcomes if t.claimed and t.outcome == Status.PASSED]
     return result
 

@@ -331,7 +331,7 @@ def test_a_check_that_kills_its_worker_is_that_workspaces_error_and_the_batch_go
     assert run("pack", "dies", "--katas", "01", "--seed", 5).exit_code == 0
     (batch["here"] / "dies" / "katas" / "01_scores.py").write_bytes(SOLUTION.read_bytes())
     monkeypatch.setattr(grading, "check_one", check_that_kills_its_worker)
-    result = run("grade", "honest", "dies", "honest_too", "--jobs", 2, "--json", "--timeout", 5,
+    result = run("grade", "honest", "dies", "honest_too", "--jobs", 1, "--json", "--timeout", 5,
                  "--report", "dies.md")
     assert result.exit_code == 0, result.output
     graded = {w["path"]: w["katas"][0] for w in json.loads(result.stdout)["workspaces"]}
@@ -354,3 +354,14 @@ def test_a_check_or_a_page_section_that_fails_is_that_candidates_row(batch, monk
     graded = json.loads(result.stdout)["workspaces"][0]["katas"][0]
     assert graded["status"] == "error" and "the grader could not check it" in graded["tests"][0]["message"]
     assert "This section could not be drawn (ValueError: a section that cannot be drawn)" in page.read_text()
+
+
+def test_a_usage_mistake_quoting_a_hostile_name_is_escaped_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("grade", "gone" + ESC)
+    assert result.exit_code == 2 and "no such folder: gone<U+001B>[2J" in result.output and "\x1b" not in result.output
+
+
+@pytest.mark.parametrize("cell", ["=1+2", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", " =1", "\u22121", "\uff1d1"])
+def test_no_csv_cell_starts_a_formula(cell):
+    assert not escape.csv_cell(cell).lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r", "\u2212", "\uff1d"))

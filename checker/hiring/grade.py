@@ -416,7 +416,8 @@ def check_one(kata_id, path, limits, seed, read=None):
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
         result = check(kata, path, limits, seed, source=data, author="the candidate's")
-        found = {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        found = {**result.to_json(), **extra, "unverified": result.unverified, "frontend": result.frontend,
+                 **_for_graders(result)}
         return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)

@@ -16,7 +16,7 @@ from checker import escape
 
 NUMERIC = {"numpy", "math", "cmath", "functools", "itertools", "typing", "dataclasses", "collections", "operator",
            "numbers", "fractions", "decimal", "statistics", "__future__", "abc", "enum", "string", "copy",
-           "warnings", "heapq", "bisect"}
+           "warnings", "heapq", "bisect", "torch"}  # torch: a kata may be written in PyTorch
 CALLS = {"open", "exec", "eval", "compile", "__import__", "globals", "locals", "vars", "breakpoint", "input",
          "getattr", "setattr", "delattr"}
 ATTRIBUTES = {"__subclasses__", "__globals__", "__code__", "__builtins__", "__closure__", "__loader__", "__spec__",
@@ -89,7 +89,7 @@ def _reaching(tree):
         elif isinstance(node, ast.Attribute):
             if node.attr in ATTRIBUTES:
                 found.append(f"uses .{node.attr}")
-            elif node.attr in NUMPY_IO and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy"):
+            elif node.attr in NUMPY_IO and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy", "torch"):
                 found.append(f"uses {node.value.id}.{node.attr} (file input/output)")
     return list(dict.fromkeys(found))
 

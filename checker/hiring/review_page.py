@@ -227,6 +227,7 @@ def _kata(candidate, kata):
     head = (f'<h3>{_e(kata.kata)} {_e(kata.slug)} — <span class="status-{_a(kata.status)}">{_e(kata.status)}</span>'
             f" · {kata.passed} of {kata.total} checks · {kata.score:.0f}/100"
             f"{' · untouched stub' if kata.untouched else ''}"
+            f"{' · written in PyTorch' if kata.check.get('frontend') == 'torch' else ''}"
             f"{' · weight ' + format(kata.weight, 'g') if kata.weight != 1 else ''}"
             f"{' · bugs: ' + _e(', '.join(kata.bugs)) if kata.bugs else ''}</h3>")
     if kata.plants:
