@@ -77,7 +77,7 @@ def of_candidate(candidate):
         found.append((TIME, f"over time: the newest kata file changed {duration(candidate.span_seconds)} after the "
                             f"pack was issued ({candidate.minutes} min given; the candidate's own clock)"))
     for pair in candidate.similar:
-        other = pair.b if pair.a == candidate.path else pair.a
+        other = pair.other(candidate.path)
         found.append((SIMILAR, f"kata {pair.kata} is {pair.similarity:.2f} similar to {other}"))
     folded = {}
     for severity, text in found:

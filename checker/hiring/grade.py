@@ -29,7 +29,7 @@ from pathlib import Path
 
 from checker import catalog
 from checker.catalog import MANIFEST
-from checker.hiring import review
+from checker.hiring import review, similarity
 from checker.hiring import roster as rostering
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import read_learner_file
@@ -479,9 +479,11 @@ def _warm(workspaces):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small arrays: more threads only fight the workers
     importlib.import_module("checker.runner")  # for the workers to inherit
 
-    for kata in {kata for workspace in workspaces for kata in workspace.katas}:
+    katas = {kata for workspace in workspaces for kata in workspace.katas}
+    for kata in katas:
         kata.hidden()
         kata.reference()  # never read from disk again once candidate code has run
+    similarity.preload(katas)  # the references and stubs similarity compares with, likewise
 
 
 # --- the state file -------------------------------------------------------------------------------

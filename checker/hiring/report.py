@@ -11,6 +11,7 @@ import click
 
 from checker import escape
 from checker.hiring import concerns as ranked
+from checker.hiring import similarity_view
 from checker.render import duration, styled_status
 from checker.results import Status
 
@@ -93,14 +94,14 @@ def grade_markdown(batch):
         used = "-" if c.span_seconds is None else duration(c.span_seconds) + (f" of {c.minutes} min" if c.minutes
                                                                               else "")
         notes = (["**over time**"] if c.over_time else []) + \
-            [f"similar to {md(p.b if p.a == c.path else p.a)} ({p.kata})" for p in c.similar]
+            [f"similar to {md(p.other(c.path))} ({p.kata})" for p in c.similar]
         worst = [concern for concern in ranked.of_candidate(c) if concern.severity in (ranked.TAMPERING,
                                                                                        ranked.ESCAPE, ranked.RECORD)]
         notes += [f"**{worst[0].label}**: {md(worst[0].text)}" + (f" (+{len(worst) - 1})" if len(worst) > 1 else "")
                   ] if worst else []
         total = "not graded" if c.error else f"**{c.total:.1f}**"
         lines.append(f"| {c.rank} | {md(c.path)} | {total} | {' | '.join(cells)} | {used} | {'; '.join(notes)} |")
-    lines += _pairs(batch) + _plants(batch)
+    lines += similarity_view.markdown(batch).rstrip("\n").split("\n") + _plants(batch)
     lines += ["", "## Candidates"]
     for c in batch.candidates:
         lines += _candidate(c)
@@ -113,15 +114,6 @@ def _score_cell(kata):
         return "-"
     note = "untouched" if kata.untouched else ", ".join(md(bug) for bug in kata.bugs[:2])
     return f"{kata.score:.0f}" + (f" ({note})" if note else "")
-
-
-def _pairs(batch):
-    if not batch.pairs:
-        return ["", f"No pair of files reached similarity {batch.threshold:g}."]
-    lines = ["", "## Similar files", "", f"Pairs at or above {batch.threshold:g} once names, comments and layout "
-             "are set aside: look at both files, a kata has few good answers.", "",
-             "| kata | candidate | candidate | similarity |", "|---|---|---|---:|"]
-    return lines + [f"| {p.kata} | {md(p.a)} | {md(p.b)} | {p.similarity:.2f} |" for p in batch.pairs]
 
 
 def _plants(batch):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from checker import escape
 from checker.hiring import concerns as ranked
-from checker.hiring import review_code
+from checker.hiring import review_code, similarity_view
 from checker.hiring.report import isolation_text
 from checker.render import duration
 
@@ -69,6 +69,7 @@ table.ranking td,table.pairs td{border:0;padding:2px 10px;text-align:left;overfl
 table.ranking td::before,table.pairs td::before{content:attr(data-label) ": ";color:#78716c;font-weight:600}
 table.grid{font-size:10px}table.grid td,table.grid th{min-width:0;padding:1px 2px}
 table.katas{width:100%;table-layout:fixed}table.katas td,table.katas th{padding:3px 4px;overflow-wrap:anywhere}
+.side{display:block}.side>div+div{margin-top:8px}pre.pair-code{white-space:pre-wrap;overflow-wrap:anywhere}
 }
 @media print{
 @page{size:A4;margin:12mm}
@@ -78,6 +79,8 @@ section.candidate{break-before:page;border-top:0;margin-top:0}
 div.code{background:#fff;color:#000;border:1px solid #999;font-size:7.5pt;line-height:1.3;padding:4px 6px}
 div.code .ln{color:#666}div.code .add{background:#dcfce7}div.code .del{background:#fee2e2;color:#7f1d1d}
 details.fold summary{color:#555}
+pre.pair-code{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;color:#000;border:1px solid #999;font-size:7.5pt}
+pre.pair-code .hit{background:#fef08a;color:#000}
 .check{break-inside:avoid;padding:3px 8px;margin:0 0 5px}
 a{color:inherit;text-decoration:none}
 }
@@ -115,7 +118,8 @@ def page_name(number, candidate):
 
 def page(batch):
     """The whole batch on one page, as text."""
-    parts = _head("Kata grading report") + _intro(batch) + [_ranking(batch, lambda n, c: f"#c{n}"), _pairs(batch)]
+    parts = _head("Kata grading report") + _intro(batch) + [_ranking(batch, lambda n, c: f"#c{n}"), _pairs(batch),
+                                                            similarity_view.html_section(batch)]
     parts += [_guarded(number, candidate) for number, candidate in enumerate(batch.candidates, start=1)]
     return "\n".join(parts + ["</body></html>"]) + "\n"
 
@@ -123,7 +127,8 @@ def page(batch):
 def pages(batch):
     """{file name: text}: index.html (the ranking, the pairs) and a page per candidate that stands alone."""
     link = lambda number, candidate: page_name(number, candidate)  # noqa: E731
-    index = _head("Kata grading report") + _intro(batch) + [_ranking(batch, link), _pairs(batch)]
+    index = _head("Kata grading report") + _intro(batch) + [_ranking(batch, link), _pairs(batch),
+                                                            similarity_view.html_section(batch)]
     found = {"index.html": "\n".join(index + ["</body></html>"]) + "\n"}
     for number, candidate in enumerate(batch.candidates, start=1):
         title = f"Kata grading: {escape.visible(candidate.path)}"
@@ -136,7 +141,7 @@ def _head(title):
     return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-            f"<title>{_e(title)}</title>", f"<style>{_CSS}</style></head><body>"]
+            f"<title>{_e(title)}</title>", f"<style>{similarity_view.CSS}{_CSS}</style></head><body>"]  # the page's rules last
 
 
 def _intro(batch):
@@ -172,7 +177,7 @@ def _ranking(batch, link):
         katas = " ".join(f'<span class="status-{_a(k.status)}" title="{_a(k.slug)}: {_a(k.status)}">'
                          f"{_e(k.kata)}&nbsp;{k.score:.0f}</span>" for k in c.katas) or _e(c.error)
         worst = ranked.headline(c)
-        similar = "; ".join(f"{_e(p.b if p.a == c.path else p.a)} ({_e(p.kata)}, {p.similarity:.2f})"
+        similar = "; ".join(f"{_e(p.other(c.path))} ({_e(p.kata)}, {p.similarity:.2f})"
                             for p in c.similar)
         total = "-" if c.error else f"{c.total:.1f}"
         rows.append(f'<tr><td class="num" data-label="rank">{c.rank}</td><td data-label="candidate">'

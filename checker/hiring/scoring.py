@@ -81,7 +81,7 @@ class Candidate:
 @dataclass
 class Batch:
     candidates: list  # Candidate, ranked (best first)
-    pairs: list  # similarity.Pair, most similar first
+    pairs: list  # similarity.Pair, most similar first (with the reference solution too)
     report: object  # the grade.GradeReport it was made from
     threshold: float = 0.0  # the similarity at or above which a pair is flagged
 
@@ -93,12 +93,12 @@ def assess(report, similarity=True):
     if similarity:
         from checker.hiring import similarity as similar
 
-        pairs = similar.flagged({c.path: c.files for c in candidates if not c.error})
-        threshold = similar.THRESHOLD
-        for pair in pairs:
-            for candidate in candidates:
-                if candidate.path in (pair.a, pair.b):
-                    candidate.similar.append(pair)
+        graded = [c for c in candidates if not c.error]
+        found = similar.compare({c.path: c.files for c in graded}, {c.path: c.seed for c in graded})
+        pairs, threshold = found.pairs, similar.THRESHOLD
+        for candidate in graded:
+            candidate.similar = [pair for pair in pairs if pair.holds(candidate.path)]
+            candidate.flags += found.notes.get(candidate.path, [])  # a file similarity set aside, in part or whole
     ranked = sorted(candidates, key=lambda c: (bool(c.error), -round(c.total, 6), -c.katas_passed, c.path))
     for place, candidate in enumerate(ranked):
         earlier = ranked[place - 1] if place else None
