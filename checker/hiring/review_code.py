@@ -118,7 +118,7 @@ def _text(line):
 def _line(number, line, kind=""):
     width = len(line.rstrip().expandtabs(8))
     classes = " ".join(filter(None, ("l", kind, "wide" if width > review.WIDTH else "")))
-    badge = (f'<mark class="hidden">{width} columns: code past column {review.WIDTH}</mark> '
+    badge = (f'<mark class="hidden">{width} columns: wrapped, code past column {review.WIDTH}</mark> '
              if width > review.WIDTH else "")
     return f'<div class="{classes}"><span class="ln">{number}</span>{badge}{_text(line)}</div>'
 
