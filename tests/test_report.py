@@ -95,7 +95,8 @@ def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
         path = tmp_path / f"fixed_{fixed}.py"
         path.write_text(plants.source_with(planted[fixed:]))
         graded = _graded(kata, path, 7)
-        assert graded.plants["fixed"] == planted[:fixed] and sorted(graded.plants["remaining"]) == sorted(planted[fixed:])
+        assert graded.plants["fixed"] == planted[:fixed]
+        assert sorted(graded.plants["remaining"]) == sorted(planted[fixed:])
         scores.append(graded.score)
     steps = np.diff(scores)
     assert scores[0] == 0 and scores[-1] == 100 and steps.max() - steps.min() <= 1, scores  # about equal

@@ -491,16 +491,8 @@ def _warm(workspaces):
 def state_key(state):
     """The key that signs the state file's lines, kept beside it (readable by this user only, and by no
     sandbox): made on first use."""
-    path = state.with_name(state.name + ".key")
     state.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    key = os.urandom(32)
-    with os.fdopen(fd, "wb") as sink:
-        sink.write(key)
-    return key
+    return rostering.private_key(state.with_name(state.name + ".key"))
 
 
 def _key_text(key):

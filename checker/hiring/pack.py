@@ -236,8 +236,8 @@ edge cases too: the docstrings list them. Each kata's check is stopped after {li
 def readme(katas, minutes):
     titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
     table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
-    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{pack_words.for_pack(prompts.for_kata(kata).brief, katas)}"
-                         for kata in katas)
+    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n"
+                         f"{pack_words.for_pack(prompts.for_kata(kata).brief, katas)}" for kata in katas)
     count = f"{len(katas)} kata{'s' if len(katas) > 1 else ''}"
     found = [kata.id for kata in katas if planted(kata)]
     found = (f" For kata {', '.join(found)}, whose file runs with bugs in it, it checks shapes only and says "

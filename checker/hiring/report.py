@@ -3,8 +3,8 @@
 The Markdown report is the document a manager forwards: its first screen is the ranking (total, each
 kata's score, time used, over time, the most severe concern), then the similar pairs and kata 10's
 planted bugs, then per candidate the katas and every concern, ranked. Like exports.py it formats what it
-is given and decides nothing; every candidate-derived text is escaped for its channel (checker/escape.py: a path, a flag or
-a message may hold `|`, `<`, backticks, a newline or a terminal escape).
+is given and decides nothing; every candidate-derived text is escaped for its channel (checker/escape.py:
+a path, a flag or a message may hold `|`, `<`, backticks, a newline or a terminal escape).
 """
 
 import click

@@ -141,7 +141,8 @@ def _head(title):
     return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-            f"<title>{_e(title)}</title>", f"<style>{similarity_view.CSS}{_CSS}</style></head><body>"]  # the page's rules last
+            f"<title>{_e(title)}</title>",
+            f"<style>{similarity_view.CSS}{_CSS}</style></head><body>"]  # the page's own rules last: they win
 
 
 def _intro(batch):

@@ -28,12 +28,16 @@ ROSTER_BYTES = 64 * 2**20
 
 
 def team_key(folder):
-    """The key in `folder` that seals the packs recorded there, made on first use (this user's only)."""
-    path = Path(folder) / KEY
+    """The key in `folder` that seals the packs recorded there, made on first use."""
+    return private_key(Path(folder) / KEY)
+
+
+def private_key(path):
+    """The 32-byte key in `path`, made on first use, readable by this user only (and by no sandbox)."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return path.read_bytes()
+        return Path(path).read_bytes()
     key = secrets.token_bytes(32)
     with os.fdopen(fd, "wb") as sink:
         sink.write(key)

@@ -4,9 +4,10 @@
 partial credit from its hidden tests: each test is worth its `@weight(n)` mark (testkit.weight; 1 without
 one), a test that never ran (the code timed out or died first) earns nothing, and a file failing a test
 marked `@caps(n)` (kata 08's memory) scores at most n. Kata 10 (a test that leaves `{"planted",
-"remaining"}` details) scores the share of planted bugs fixed while any remains, the same for each bug. A candidate's total is the
-mean of the kata scores weighted by the team's rubric (`kata pack --weights`, kept in the roster). Like
-every result here it is data: rendering (text, CSV, JSON, HTML) lives in exports.py and review_page.py.
+"remaining"}` details) scores the share of planted bugs fixed while any remains, the same for each bug.
+A candidate's total is the mean of the kata scores weighted by the team's rubric (`kata pack --weights`,
+kept in the roster). Like every result here it is data: rendering (text, Markdown, CSV, JSON, HTML) lives
+in report.py, exports.py and review_page.py.
 """
 
 import datetime
