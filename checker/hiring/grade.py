@@ -298,17 +298,24 @@ def holds_a_batch(state):
     return state.is_file() and state.stat().st_size > 0
 
 
+PROBE_SECONDS = 30  # for the empty probe sandbox to start, whatever --timeout the candidates get (a busy machine)
+
+
 def probe_isolation(limits):
-    """The isolation a sandbox gets here, found by starting one on an empty file."""
+    """The isolation a sandbox gets here, found by starting one on an empty file; GradeError if none starts."""
     import tempfile
 
-    from checker.sandbox import Limits, Sandbox
+    from checker.sandbox import Limits, Sandbox, SandboxError
 
     with tempfile.TemporaryDirectory() as folder:
         empty = Path(folder) / "empty.py"
         empty.write_text("")
-        with Sandbox(empty, Limits(seconds=limits.seconds)) as sandbox:
-            return sandbox.isolation
+        try:
+            with Sandbox(empty, Limits(seconds=max(limits.seconds, PROBE_SECONDS))) as sandbox:
+                return sandbox.isolation
+        except SandboxError as error:
+            raise GradeError(f"no sandbox could be started here to grade in ({error}): is the machine "
+                             "overloaded?") from None
 
 
 def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolation=None):

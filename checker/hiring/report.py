@@ -93,8 +93,10 @@ def grade_markdown(batch):
         cells = [_score_cell(scores.get(kata)) for kata, _ in katas]
         used = "-" if c.span_seconds is None else duration(c.span_seconds) + (f" of {c.minutes} min" if c.minutes
                                                                               else "")
+        others = sorted({p.other(c.path) for p in c.similar})
         notes = (["**over time**"] if c.over_time else []) + \
-            [f"similar to {md(p.other(c.path))} ({p.kata})" for p in c.similar]
+            ([f"similar to {md(', '.join(others))} (kata {', '.join(sorted({p.kata for p in c.similar}))})"]
+             if others else [])
         worst = [concern for concern in ranked.of_candidate(c) if concern.severity in (ranked.TAMPERING,
                                                                                        ranked.ESCAPE, ranked.RECORD)]
         notes += [f"**{worst[0].label}**: {md(worst[0].text)}" + (f" (+{len(worst) - 1})" if len(worst) > 1 else "")
@@ -112,7 +114,8 @@ def grade_markdown(batch):
 def _score_cell(kata):
     if kata is None:
         return "-"
-    note = "untouched" if kata.untouched else ", ".join(md(bug) for bug in kata.bugs[:2])
+    note = "untouched" if kata.untouched else ", ".join(md(bug) for bug in kata.bugs[:2]) or \
+        (kata.status if kata.status in ("error", "timeout") else "")
     return f"{kata.score:.0f}" + (f" ({note})" if note else "")
 
 

@@ -18,6 +18,7 @@ from checker.hiring import review
 
 CODE_LINES = 400  # a longer file is cut, with a note: the reviewer has the file itself
 CONTEXT = 2  # unchanged lines shown around a change before the rest of a run is folded
+MIN_FOLD = 4  # a shorter run is shown: folding it would save nothing
 PICTURE_MAX = 12  # larger weight grids are described, not drawn
 
 
@@ -88,7 +89,7 @@ def _unchanged(lines, start, end, first, last):
     """The unchanged run lines[start:end]: CONTEXT lines next to each change shown, the rest folded."""
     keep_before = 0 if first else CONTEXT
     keep_after = 0 if last else CONTEXT
-    if end - start <= keep_before + keep_after + 1:
+    if end - start < keep_before + keep_after + MIN_FOLD:
         return [_line(n + 1, lines[n]) for n in range(start, end)]
     fold_from, fold_to = start + keep_before, end - keep_after
     shown = [_line(n + 1, lines[n]) for n in range(start, fold_from)]

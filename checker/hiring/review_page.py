@@ -23,7 +23,7 @@ _CSS = """
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1c1917;background:#fafaf9;margin:0 24px 48px;
 overflow-wrap:break-word}
-.check,.card p,td.flag{overflow-wrap:anywhere}
+.check,.card p{overflow-wrap:anywhere}
 h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 6px}h3{font-size:15px;margin:16px 0 6px}
 table{border-collapse:collapse;max-width:100%}
 table.ranking th{background:#14532d;color:#fff;text-align:left;padding:6px 10px}
@@ -58,7 +58,7 @@ table.grid td,table.grid th{border:1px solid #e7e5e4;padding:2px 4px;text-align:
 table.grid td.differs{outline:2px solid #dc2626;outline-offset:-2px;font-weight:700}
 table.grid td.blocked{background:#e7e5e4;color:#78716c}
 .grids{display:flex;gap:12px;flex-wrap:wrap}
-.muted{color:#78716c}
+.muted{color:#78716c}.print-only{display:none}
 @media screen and (max-width:760px){
 body{margin:0 10px 32px}.kata{display:block}.kata>div+div{margin-top:10px}
 table.ranking,table.ranking tbody,table.ranking tr,table.ranking td,table.pairs,table.pairs tbody,table.pairs tr,
@@ -79,8 +79,7 @@ section.candidate{break-before:page;border-top:0;margin-top:0}
 div.code{background:#fff;color:#000;border:1px solid #999;font-size:7.5pt;line-height:1.3;padding:4px 6px}
 div.code .ln{color:#666}div.code .add{background:#dcfce7}div.code .del{background:#fee2e2;color:#7f1d1d}
 details.fold summary{color:#555}
-pre.pair-code{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;color:#000;border:1px solid #999;font-size:7.5pt}
-pre.pair-code .hit{background:#fef08a;color:#000}
+#similar-side,.pair{display:none}.print-only{display:block}
 .check{break-inside:avoid;padding:3px 8px;margin:0 0 5px}
 a{color:inherit;text-decoration:none}
 }
@@ -178,8 +177,9 @@ def _ranking(batch, link):
         katas = " ".join(f'<span class="status-{_a(k.status)}" title="{_a(k.slug)}: {_a(k.status)}">'
                          f"{_e(k.kata)}&nbsp;{k.score:.0f}</span>" for k in c.katas) or _e(c.error)
         worst = ranked.headline(c)
-        similar = "; ".join(f"{_e(p.other(c.path))} ({_e(p.kata)}, {p.similarity:.2f})"
-                            for p in c.similar)
+        others = sorted({p.other(c.path) for p in c.similar})
+        similar = f"{_e(', '.join(others))} (kata {_e(', '.join(sorted({p.kata for p in c.similar})))})" \
+            if others else ""
         total = "-" if c.error else f"{c.total:.1f}"
         rows.append(f'<tr><td class="num" data-label="rank">{c.rank}</td><td data-label="candidate">'
                     f'<a href="{_a(link(number, c))}">{_e(c.path)}</a></td>'
@@ -200,6 +200,8 @@ def _pairs(batch):
                    f"{p.similarity:.2f}</td></tr>" for p in batch.pairs)
     return (f'<h2 id="similar">Similar files</h2><p>Pairs at or above {batch.threshold:g} once names, comments and '
             "layout are set aside. Look at both files: a kata has few good answers.</p>"
+            '<p class="muted print-only">Printed, the pairs are this table; their side-by-side views are on the '
+            "screen page only (each would take a page or two).</p>"
             f'<table class="pairs"><tr class="head"><th>kata</th><th>candidate</th><th>candidate</th><th>similarity</th></tr>'
             f"{rows}</table>")
 
