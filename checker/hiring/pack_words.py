@@ -19,12 +19,18 @@ COMMANDS = [
      r"The graders' tests count how many remain;\1`python check.py 10` checks shapes only."),
     (r"\(`kata check` measures it; `kata bench 08` shows it against plain attention\)",
      "(the graders' tests measure it)"),
+    (r"\(`kata check` measures ([^)]*)\)", r"(the graders' tests measure \1)"),
     (r"`kata check (\d\d)`", r"`python check.py \1`"),
 ]
 # (pattern, replacement) for a reference to kata NN (the pattern's group "kata") the pack does not hold
 REFERENCES = [
     (r" in the style of katas \d\d-\d\d", ""),
     (r"a mistake from(\s+)the(\s+)catalogue of(\s+)katas \d\d-\d\d", r"a classic\1attention mistake"),
+    (r"as kata (?P<kata>\d\d) returns it", "as the forward pass returns it"),
+    (r"exactly as kata (?P<kata>\d\d)\b", "exactly as in masked attention"),
+    (r"forward pass of kata (?P<kata>\d\d)\b", "forward pass of masked attention"),
+    (r"kata (?P<kata>\d\d)'s(\s+)attention", r"the\2attention"),
+    (r"is kata (?P<kata>\d\d)'s(\s+)\(", r"is masked attention's\2("),
     (r",? as (?:in )?kata (?P<kata>\d\d)\b", ""),
     (r"kata (?P<kata>05)'s contract", "the KV-cache contract"),
     (r"kata (?P<kata>\d\d)'s(\s+)(causal(\s+))?multi_head_attention", r"a plain\2\3multi_head_attention"),
