@@ -74,11 +74,13 @@ def _dead(tree, rng):
         body.insert(rng.randint(0, last), ast.parse(text).body[0])
 
 
-def _effects(node):
+def _effects(node, closures):
+    """(reads, writes, stays) of a statement; `closures`: what each function defined beside it reads when called."""
     reads, writes, stays = set(), set(), isinstance(node, _STAYS)
     for part in ast.walk(node) if not isinstance(node, _DEFS) else []:
         if isinstance(part, ast.Name):
             (reads if isinstance(part.ctx, ast.Load) else writes).add(part.id)
+            reads |= closures.get(part.id, set()) if isinstance(part.ctx, ast.Load) else set()
         elif isinstance(part, (ast.Subscript, ast.Attribute)) and not isinstance(part.ctx, ast.Load):
             stays = True
         elif isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and \
@@ -91,7 +93,9 @@ def _effects(node):
 
 
 def _shuffled_block(block, rng):
-    effects = [_effects(node) for node in block]
+    closures = {node.name: {part.id for part in ast.walk(node) if isinstance(part, ast.Name)}
+                for node in block if isinstance(node, ast.FunctionDef)}
+    effects = [_effects(node, closures) for node in block]
     before = [set() for _ in block]
     for j, (reads_j, writes_j, stays_j) in enumerate(effects):
         for i in range(j):

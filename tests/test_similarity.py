@@ -106,7 +106,7 @@ def test_deep_huge_and_broken_files_are_notes_never_a_crash():
         "deeper": reference + "\n\nx = " + "a" + ".b" * 6000 + "\n",
         "sum": reference + "\n\nx = 1" + " + 1" * 50_000 + "\n",
         "nested": reference + "\n\nx = " + "-" * 300 + "1\n",
-        "huge": reference + "\n\n" + "y = 1\n" * 200_000,
+        "huge": reference + "\n\ny = [\n" + "    1, 2, 3,\n" * 80_000 + "]\n",  # 1 MB: read up to the cap
         "binary": b"\x00\xff\xfe" * 1000,
     }
     files = {name: {"03": text.encode() if isinstance(text, str) else text} for name, text in hostile.items()}

@@ -2,13 +2,13 @@
 
 The file is read with `tokenize` under caps (TOKEN_CAP tokens in all; a logical line of more than LINE_TOKENS
 tokens or LINE_DEPTH nested brackets is set aside), parsed with `ast`, and every statement whose expressions
-nest deeper than MAX_HEIGHT (or that sits deeper than MAX_NESTING blocks) is set aside too, so nothing below
-can recurse far. Then (dataflow.py) NumPy's equivalent spellings are written one way, temporaries read once
-are inlined, assignments nobody reads are dropped and each block's statements are put in one canonical order
-among those their data flow allows. Docstrings, comments, imports, annotations and layout are gone; every name
-the file chooses is the one symbol V, strings are S (an einsum spec keeps its shape), numbers their value.
-Each token keeps the source lines it stands for, so a match can be shown. A file `ast` cannot read is
-compared as plain tokens, with a note; nothing here raises on any input.
+nest deeper than dataflow.MAX_HEIGHT (or that sits deeper than MAX_NESTING blocks) is set aside too, so
+nothing below can recurse far. Then NumPy's equivalent spellings are written one way (spellings.py),
+temporaries read once are inlined, assignments nobody reads are dropped and each block's statements are put
+in one canonical order among those their data flow allows (dataflow.py). Docstrings, comments, imports,
+annotations and layout are gone; every name the file chooses is the one symbol V, strings are S (an einsum
+spec keeps its shape), numbers their value. Each token keeps the source lines it stands for, so a match can
+be shown. A file `ast` cannot read is compared as plain tokens, with a note; nothing here raises on any input.
 """
 
 import ast
@@ -19,17 +19,18 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from checker.hiring import dataflow
+from checker.hiring import dataflow, spellings
 
 TOKEN_CAP = 30_000  # tokens read from one file: a real answer has under 3,000
 LINE_TOKENS = 400  # a longer logical line is set aside (real code: under 100)
 LINE_DEPTH = 40  # brackets nested deeper: set aside
-MAX_HEIGHT = 40  # expression nesting of one statement beyond which it is set aside
 MAX_NESTING = 25  # blocks nested deeper: set aside
 _KEEP = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
-_TOKEN = re.compile(r"""[ \t\n]*(?:([rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))|([^\W\d]\w*)"""
-                    r"""|(\d(?:[\w.]|(?<=[eE])[+-])*|\.\d(?:[\w.]|(?<=[eE])[+-])*)"""
-                    r"""|(\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@=!<>]=|[-+*/%&|^~@<>=()\[\]{},:.;]))""")
+_STRING = (r"""[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\"|'(?:\\.|[^'\\\n])*'"""
+           r"""|"(?:\\.|[^"\\\n])*")""")
+_NUMBER = r"""\d(?:[\w.]|(?<=[eE])[+-])*|\.\d(?:[\w.]|(?<=[eE])[+-])*"""
+_OPERATOR = r"""\*\*=?|//=?|>>=?|<<=?|->|:=|\.\.\.|[-+*/%&|^@=!<>]=|[-+*/%&|^~@<>=()\[\]{},:.;]"""
+_TOKEN = re.compile(rf"""[ \t\n]*(?:({_STRING})|([^\W\d]\w*)|({_NUMBER})|({_OPERATOR}))""")
 _KINDS = {1: tokenize.STRING, 2: tokenize.NAME, 3: tokenize.NUMBER, 4: tokenize.OP}
 _SKIP = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER,
          tokenize.INDENT, tokenize.DEDENT}
@@ -124,7 +125,7 @@ def _read(text):
 
 def _guard(tree):
     """Replace every statement nested deeper than MAX_NESTING blocks, or whose expressions nest deeper than
-    MAX_HEIGHT, by `V = 0` (iteratively: nothing here recurses); how many were replaced."""
+    dataflow.MAX_HEIGHT, by `V = 0` (iteratively: nothing here recurses); how many were replaced."""
     replaced, stack = 0, [(tree, 0)]
     while stack:
         holder, nesting = stack.pop()
@@ -135,7 +136,7 @@ def _guard(tree):
             for index, node in enumerate(block):
                 if not isinstance(node, ast.stmt):
                     stack.append((node, nesting))  # an except handler or a match case: its body is a block
-                elif nesting >= MAX_NESTING or dataflow.height(node) > MAX_HEIGHT:
+                elif nesting >= MAX_NESTING or dataflow.height(node) > dataflow.MAX_HEIGHT:
                     block[index] = ast.copy_location(dataflow.placeholder(), node)
                     replaced += 1
                 else:
@@ -145,8 +146,10 @@ def _guard(tree):
 
 def _from_tree(tree, read, notes):
     chosen, attributes, parameters = dataflow.chosen_names(tree)
+    spellings.prepared(tree, chosen)
+    dataflow.simplify(tree)
     tokens, spans, ranges = [], [], []
-    for lines, unit in dataflow.canonical(tree, chosen, lambda text: _collapse(text, chosen, attributes, parameters)):
+    for lines, unit in dataflow.ordered(tree.body, lambda text: _collapse(text, chosen, attributes, parameters)):
         ranges.append(lines)
         tokens += unit
         spans += [len(ranges) - 1] * len(unit)

@@ -1,8 +1,10 @@
-"""The canonical form of a parsed kata file: the edits a copier makes mechanically, undone (see canonical.py).
+"""The data flow of a parsed kata file: temporaries read once inlined, assignments nobody reads dropped, and
+each block's statements in one canonical order among those their data flow allows (see canonical.py).
 
-`canonical(tree, collapse)` rewrites the tree in place and returns its statements as (source line ranges,
-tokens) units in canonical order. The caller has already bounded the tree's depth (canonical._guard), so
-the recursive walks here stay shallow; every loop over statements or names is linear in the file.
+`simplify(tree)` rewrites the tree in place; `ordered(tree.body, collapse)` returns its statements as
+(source line ranges, tokens) units in canonical order. The caller has already bounded the tree's depth
+(canonical._guard), so the recursive walks here stay shallow; every loop over statements or names is
+linear in the file.
 """
 
 import ast
@@ -12,13 +14,7 @@ import heapq
 BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "sort", "fill", "put",
                       "resize", "setdefault", "add", "discard", "reverse", "itemset", "setflags"})
-METHODS = frozenset({"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "prod", "std", "var",
-                     "squeeze", "clip", "round", "repeat", "take", "copy", "ravel", "exp", "log"})
-OPERATORS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide": ast.Div, "true_divide": ast.Div,
-             "power": ast.Pow, "matmul": ast.MatMult, "dot": ast.MatMult}
-RENAMED = {"amax": "max", "amin": "min", "permute_dims": "transpose", "swapaxes": "transpose",
-           "matrix_transpose": "transpose", "concat": "concatenate"}
-LIBRARIES = ("numpy", "math")
+MAX_HEIGHT = 40  # expression nesting of one statement beyond which canonical.py sets it aside (and none is inlined)
 INLINE_BUDGET = 200_000  # nodes visited while inlining, per file
 _BARRIERS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Expr, ast.Global, ast.Nonlocal, ast.Assert,
              ast.Delete, ast.Try, ast.Import, ast.ImportFrom)
@@ -82,125 +78,11 @@ def chosen_names(tree):
     return names, attributes, parameters
 
 
-def canonical(tree, chosen, collapse):
-    """[(((first, last), ...), tokens)] of the file's statements, canonical; `chosen`: the names it binds;
-    `collapse(text)` tokenises code."""
-    aliases = {"np": "numpy"} if "np" not in chosen else {}
-    _strip(tree, aliases)
-    _Spellings(aliases).visit(tree)
+def simplify(tree):
+    """Inline the temporaries read once and drop the assignments nobody reads, in every function of `tree`."""
     budget = [INLINE_BUDGET]
     for scope in [node for node in walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         _simplify(scope, budget)  # a module's own statements are defs and constants: nothing to inline
-    return _block(tree.body, collapse)
-
-
-# --- what is not code, and NumPy's spellings ------------------------------------------------------
-
-def _strip(tree, aliases):
-    """Drop docstrings and other bare constants, imports (their aliases noted), annotations, dead branches and
-    statements after a return."""
-    for node in walk(tree):
-        if isinstance(node, ast.Import):
-            aliases.update({(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0]
-                            for a in node.names})
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if a.name != "*"})
-        elif isinstance(node, ast.arg):
-            node.annotation = None
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            node.returns = None
-        for field in BLOCK_FIELDS[:3]:
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                setattr(node, field, _pruned(block))
-
-
-def _pruned(block):
-    kept = []
-    for node in block:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
-            continue
-        if isinstance(node, ast.AnnAssign):
-            if node.value is None:
-                continue
-            node = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
-        if isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.Constant):
-            kept += _pruned(node.body if node.test.value and isinstance(node, ast.If) else node.orelse)
-            continue
-        kept.append(node)
-        if isinstance(node, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
-            break
-    return kept
-
-
-def _numpy(name):
-    return ast.Attribute(ast.Name("numpy", ast.Load()), name, ast.Load())
-
-
-def _library(node):
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id in LIBRARIES
-
-
-class _Spellings(ast.NodeTransformer):
-    """One spelling for each NumPy idiom a copier can swap for another (and `x op= y` as `x = x op y`)."""
-
-    def __init__(self, aliases):
-        self.aliases = aliases
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load) and node.id in self.aliases:
-            parts = self.aliases[node.id].split(".")
-            found = ast.Name(parts[0], ast.Load())
-            for part in parts[1:]:
-                found = ast.Attribute(found, part, ast.Load())
-            return ast.copy_location(found, node)
-        return node
-
-    def visit_Attribute(self, node):
-        self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and node.value.id == "math":
-            node.value = ast.Name("numpy", ast.Load())
-        if node.attr == "T" and isinstance(node.ctx, ast.Load):
-            return ast.Call(_numpy("transpose"), [node.value], [])
-        if _library(node.value) and node.attr in RENAMED:
-            node.attr = RENAMED[node.attr]
-        return node
-
-    def visit_AugAssign(self, node):
-        self.generic_visit(node)
-        read = copy.deepcopy(node.target)
-        for part in ast.walk(read):
-            if hasattr(part, "ctx"):
-                part.ctx = ast.Load()
-        return ast.copy_location(ast.Assign([node.target], ast.BinOp(read, node.op, node.value)), node)
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) and node.right.value == 0.5:
-            return ast.Call(_numpy("sqrt"), [node.left], [])
-        return node
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        func, args, keywords = node.func, node.args, node.keywords
-        if not isinstance(func, ast.Attribute):
-            return node
-        if _library(func.value):
-            if func.attr in OPERATORS and len(args) == 2 and not keywords:
-                return ast.BinOp(args[0], OPERATORS[func.attr](), args[1])
-            if func.attr == "transpose" and args:
-                node.args = args[:1]
-            return node
-        if func.attr == "dot" and len(args) == 1 and not keywords:
-            return ast.BinOp(func.value, ast.MatMult(), args[0])
-        if func.attr in ("transpose", "swapaxes"):
-            return ast.Call(_numpy("transpose"), [func.value], [])
-        if func.attr in METHODS:
-            return ast.Call(_numpy(func.attr), [func.value, *args], keywords)
-        return node
 
 
 # --- temporaries read once, assignments nobody reads ------------------------------------------------
@@ -272,7 +154,7 @@ def _inlined(block, loads, stores, read, parents, budget):
                 statement = climb
             host = position.get(id(climb))
         if host is None or host <= index or out[host] is None or isinstance(out[host], _DEFS) \
-                or height(statement) + height(node) > _max_height() \
+                or height(statement) + height(node) > MAX_HEIGHT \
                 or any(isinstance(part, (ast.NamedExpr, ast.Yield, ast.Await)) for part in walk(node.value)):
             continue
         holder = parents[id(use)]
@@ -286,12 +168,6 @@ def _inlined(block, loads, stores, read, parents, budget):
             (node.lineno, node.end_lineno or node.lineno),) + getattr(node, "similarity_lines", ())
         out[index] = None
     return [node for node in out if node is not None]
-
-
-def _max_height():
-    from checker.hiring.canonical import MAX_HEIGHT
-
-    return MAX_HEIGHT
 
 
 def _dead(node, loads):
@@ -313,6 +189,11 @@ def _dead(node, loads):
 
 
 # --- one canonical order among those the data flow allows --------------------------------------------
+
+def ordered(block, collapse):
+    """[(((first, last), ...), tokens)] of `block`'s statements in canonical order; `collapse(text)` tokenises."""
+    return _block(block, collapse)
+
 
 def _block(block, collapse):
     units = [_statement(node, collapse) for node in block]

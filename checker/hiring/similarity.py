@@ -58,7 +58,7 @@ class _File:
     stream: object  # canonical.Stream
     hashes: tuple  # the hash of the k-gram starting at each position
     own: frozenset  # hashes not in the base (the stub issued)
-    fingerprints: frozenset  # the winnowed subset of `own`
+    fingerprints: frozenset  # the winnowed subset of `own` (all of it when that is tiny): the index
     boilerplate: frozenset  # positions of tokens covered by a k-gram of the base
     size: int  # own tokens: the others
 
@@ -163,15 +163,16 @@ def read_note(source):
 
 # --- one file: tokens, k-grams, fingerprints ----------------------------------------------------------
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=512)  # each at most canonical.TOKEN_CAP tokens
 def _file(source, kata_id, seed):
     stream = canonical.stream(source)
     hashes = _kgrams(stream.tokens)
     base = _base(kata_id, seed)
     boilerplate = frozenset(_covered(hashes, base))
     own = frozenset(hashes) - base
-    return _File(stream, hashes, own, frozenset(_winnow(hashes)) & own, boilerplate,
-                 len(stream.tokens) - len(boilerplate))
+    fingerprints = frozenset(_winnow(hashes)) & own
+    return _File(stream, hashes, own, fingerprints if len(fingerprints) >= 4 else own, boilerplate,
+                 len(stream.tokens) - len(boilerplate))  # a few own k-grams (a fix) are all indexed
 
 
 def _kgrams(tokens):

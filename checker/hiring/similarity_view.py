@@ -6,13 +6,13 @@ reaches the page or the Markdown (paths, code) is escaped for it: both are candi
 other renderers, this formats and decides nothing.
 """
 
-import html
-import re
-
+from checker import escape
 from checker.hiring import similarity
 
 CODE_LINES = 400  # a longer file is cut, with a note
-PAIRS_SHOWN = 30  # side-by-side views on one page; the table lists them all
+LINE_CHARACTERS = 160  # a longer line is cut, with a note (the candidate's section shows it whole)
+CONTEXT = 2  # unmatched lines kept around a match; longer unmatched stretches are folded
+PAIRS_SHOWN = 12  # side-by-side views on one page; the table and the JSON list them all
 CSS = """
 .pair{margin:14px 0 24px}.pair h3{margin:8px 0 4px}
 .side{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:12px;align-items:start}
@@ -20,6 +20,7 @@ CSS = """
 pre.pair-code{background:#1e293b;color:#e2e8f0;padding:10px 12px;margin:0;overflow-x:auto;border-radius:4px;
 font:12px/1.5 ui-monospace,monospace}
 pre.pair-code .ln{color:#64748b;user-select:none;display:inline-block;width:3.5em}
+pre.pair-code .fold{color:#94a3b8;font-style:italic}
 pre.pair-code .hit{background:#854d0e;color:#fef9c3;display:inline-block;min-width:100%}
 """
 _MATCHES = ("the lines whose code matches once names, layout, comments, dead assignments, the order of independent "
@@ -33,11 +34,19 @@ def html_section(batch):
     if not batch.pairs:
         return ""
     files = {candidate.path: candidate.files for candidate in batch.candidates}
-    parts = ['<h2 id="similar-side">Similar files side by side</h2>', f'<p class="muted">Highlighted: {_e(_MATCHES)} {_e(_NOT_A_VERDICT)}</p>']
+    parts = ['<h2 id="similar-side">Similar files side by side</h2>',
+             f'<p class="muted">Highlighted: {_e(_MATCHES)} {_e(_NOT_A_VERDICT)}</p>']
+    shown = {}  # the same two files, whoever handed them in, are drawn once
     for number, pair in enumerate(batch.pairs[:PAIRS_SHOWN], start=1):
         left = files.get(pair.a, {}).get(pair.kata)
         right = similarity.reference_source(pair.kata) if pair.kind == similarity.REFERENCE \
             else files.get(pair.b, {}).get(pair.kata)
+        seen = shown.setdefault((pair.kata, left, right, pair.lines_a, pair.lines_b), number)
+        if seen != number:
+            parts.append(f'<div class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
+                         f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><p class="muted">The same two files as '
+                         f'<a href="#pair{seen}">pair {seen}</a>.</p></div>')
+            continue
         parts.append(f'<div class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
                      f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><div class="side">'
                      f"<div><h4>{_e(pair.a)}: lines {_e(_ranges(pair.lines_a))}</h4>{_code(left, pair.lines_a)}</div>"
@@ -72,13 +81,11 @@ def _ranges(ranges):
 
 
 def _e(text):
-    return html.escape(str(text), quote=True)
+    return escape.html(text)
 
 
 def _md(text):
-    """Candidate-derived text as inert Markdown: no control character, no markup."""
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]", " ", str(text))
-    return re.sub(r"([\\`*_{}\[\]()<>#+!|~-])", r"\\\1", text)
+    return escape.markdown(text)
 
 
 def _code(source, ranges):
@@ -87,8 +94,27 @@ def _code(source, ranges):
     hit = set()
     for first, last in ranges:
         hit.update(range(first, min(last, CODE_LINES) + 1))
-    lines = bytes(source).decode("utf-8", errors="replace").splitlines()
-    shown = "".join(f'<span class="{"hit" if number in hit else "line"}"><span class="ln">{number}</span>'
-                    f"{_e(line)}</span>\n" for number, line in enumerate(lines[:CODE_LINES], start=1))
-    more = f"\n… {len(lines) - CODE_LINES} more lines" if len(lines) > CODE_LINES else ""
-    return f'<pre class="pair-code">{shown}{_e(more)}</pre>'
+    every = bytes(source).decode("utf-8", errors="replace").splitlines()
+    lines = every[:CODE_LINES]
+    near = {number for line in hit for number in range(line - CONTEXT, line + CONTEXT + 1)}
+    shown, waiting = [], []  # unmatched lines far from a match: folded when there are a few
+    for number, line in enumerate(lines + [None], start=1):
+        if line is not None and number not in near:
+            waiting.append((number, line))
+            continue
+        if len(waiting) > CONTEXT:
+            shown.append(f'<span class="line fold">… {len(waiting)} lines that do not match</span>\n')
+        else:
+            shown += [_line(held, text, False) for held, text in waiting]
+        waiting = []
+        if line is not None:
+            shown.append(_line(number, line, number in hit))
+    if len(every) > CODE_LINES:
+        shown.append(f'<span class="line fold">… {len(every) - CODE_LINES} more lines, not shown</span>\n')
+    return f'<pre class="pair-code">{"".join(shown)}</pre>'
+
+
+def _line(number, line, hit):
+    cut = f" … ({len(line) - LINE_CHARACTERS} more characters)" if len(line) > LINE_CHARACTERS else ""
+    return (f'<span class="{"hit" if hit else "line"}"><span class="ln">{number}</span>'
+            f"{_e(line[:LINE_CHARACTERS])}{_e(cut)}</span>\n")
