@@ -490,16 +490,18 @@ def test_a_syntax_error_says_its_line():
     assert "your code gave" not in result.tests[0].message
 
 
-def test_a_sampler_out_of_memory_is_not_named_greedy_nan(tmp_path):
+@pytest.mark.parametrize("error", ["MemoryError", "NameError('np2')"])
+def test_greedy_nan_needs_a_division_error(tmp_path, error):
+    """Only dividing by temperature 0 is evidence of greedy-nan: running out of memory (21 of 27 checks of a
+    candidate's 09 were named greedy-nan) or any other crash at temperature 0 is not."""
     from checker.runner import check
 
-    hungry = tmp_path / "09_sampling.py"
-    hungry.write_text("def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):\n"
-                      "    raise MemoryError\n\n\ndef sample_token(probs, u):\n    raise MemoryError\n")
-    result = check(catalog.find("09"), hungry)
-    assert result.status.value == "error" and result.bugs == []
-    greedy = next(test for test in result.tests if test.name == "greedy")
-    assert "MemoryError" in greedy.message and greedy.bug is None
+    failing = tmp_path / "09_sampling.py"
+    failing.write_text("def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):\n"
+                       f"    if temperature == 0:\n        raise {error}\n    raise ValueError('not this one')\n\n\n"
+                       "def sample_token(probs, u):\n    raise ValueError('not this one')\n")
+    greedy = next(test for test in check(catalog.find("09"), failing).tests if test.name == "greedy")
+    assert greedy.outcome.value == "error" and greedy.bug is None, greedy
     control = check(catalog.find("09"), ZOO / "sampling" / "greedy-nan--zero-division.py")  # a real division by 0
     assert "greedy-nan" in control.bugs
 
