@@ -29,14 +29,14 @@ def display_path(path):
         return str(path)
 
 
-def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
+def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"):
     """Run `kata`'s hidden tests on the learner file at `path` (whose bytes are `source`, if the caller
-    has read them itself)."""
+    has read them itself); `author` is whose code the messages speak of ("your", "the candidate's")."""
     started = time.monotonic()
     sandbox = Sandbox(path, limits or Limits(), source=source)  # first, so the child loads NumPy while we do
     file = display_path(path)
     try:
-        outcomes = _run_all(kata, sandbox, seed, file)
+        outcomes = _run_all(kata, sandbox, seed, file, author)
         output = _as_the_learner_sees_it(sandbox.output(), sandbox, path, file)
     finally:
         sandbox.close()
@@ -70,7 +70,7 @@ def _as_the_learner_sees_it(output, sandbox, path, file):
     return output
 
 
-def _run_all(kata, sandbox, seed, file):
+def _run_all(kata, sandbox, seed, file, author="your"):
     import numpy as np  # not before the learner's process is on its way
 
     hidden = kata.hidden()
@@ -87,6 +87,7 @@ def _run_all(kata, sandbox, seed, file):
     from checker.testkit import Failure, call_text  # imports NumPy, as above
 
     session = SandboxSession(sandbox, file, call_text, Failure)
+    session.author = author
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     outcomes = []
     for test in hidden_tests(hidden):
@@ -182,8 +183,8 @@ def _parameters(test):
 
 
 def _timeout_message(timeout, session):
-    """The time-out, and the learner's line the code was running when it was stopped."""
-    message = f"the learner's code gave {timeout}"
+    """The time-out, and the line of the file the code was running when it was stopped."""
+    message = f"{session.author} code gave {timeout}"
     if timeout.frames:
         line, function, code = timeout.frames[-1]
         message += f"; when stopped it was running {session.file}:{line} in {function}: {code} (an endless loop?)"
@@ -207,5 +208,10 @@ def _load_failure(error):
     if isinstance(error, LearnerError):
         if error.not_implemented:
             return TestOutcome("load", Status.NOT_STARTED, message="importing the file raises NotImplementedError")
-        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}", where=error.frames)
+        where = ""
+        if error.type in ("SyntaxError", "IndentationError", "TabError") and error.frames:
+            line, _, code = error.frames[-1]
+            where = f" at line {line}" + (f": {code}" if code else "")
+        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}{where}",
+                           where=error.frames)
     return TestOutcome("load", Status.ERROR, message=f"importing the file: {error}")

@@ -10,6 +10,7 @@ import io
 import click
 
 from checker import escape
+from checker.hiring import concerns
 from checker.render import duration
 
 JSON_FORMAT = 1
@@ -33,8 +34,9 @@ def ranking_text(batch, limit=None):
         if candidate.similar:
             others = sorted({_other(pair, candidate.path) for pair in candidate.similar})
             notes.append("similar to " + escape.terminal(", ".join(others)))
-        if candidate.flags:
-            notes.append(f"{len(candidate.flags)} flag{'s' if len(candidate.flags) > 1 else ''}")
+        worst = concerns.headline(candidate)
+        if worst:
+            notes.append(escape.terminal(worst[:100] + ("…" if len(worst) > 100 else "")))
         total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"
         line = f"{candidate.rank:>3}. {escape.terminal(candidate.path):<{width}}  {total}  " \
                f"{escape.terminal(candidate.summary)}"
