@@ -352,6 +352,33 @@ def test_long_cache(kata, ref, rng):
     _check_plan(kata, ref, uniform_plan(x, weights, 2, (40, 1, 30, 1)))
 
 
+def test_cache_past_hundreds_of_positions(kata, ref, rng):
+    # 600 positions, checked by value at every call: a fixed buffer (a ring of 256 or 512 slots) or a window
+    # that drops the oldest keys shows past its size
+    x, weights = _inputs(rng, 1, 600, 4)  # b=1, h=2, d_head=2: cheap at any length
+    _check_plan(kata, ref, uniform_plan(x, weights, 2, (250, 1, 280, 1, 66, 2)),
+                why="every cached position stays visible, however many there are")
+
+
+@bug("fill-too-shallow")
+def test_mask_wins_over_large_scores(kata, ref, rng):
+    # token 0 scores -3e4 against itself, its only visible key, in one prefill: a finite fill above it wins
+    x, weights = _inputs(rng, 2, 3, 12)
+    plan, control = _rows_far_apart(rng, weights, score=3e4), _rows_far_apart(rng, weights, score=400.0)
+    got, _ = _feed(kata, plan)
+    want = _expected(plan, ref)
+    rtol, atol = tolerance(got, plan.x)
+    if np.isfinite(got).all() and not close(got, want, rtol, atol).all() and close(got[:, 1:], want[:, 1:], rtol, atol).all():
+        near, _ = _feed(kata, control)  # scores of -400: above any finite fill, where multiplying by the mask shows
+        if close(near, _expected(control, ref), *tolerance(near, control.x)).all():
+            raise Failure(f"{plan.describe()} with token 0 scoring -3e4 against itself, its only visible key, returned "
+                          f"wrong values for token 0 {first_difference(got, want, rtol, atol)}, and is right when "
+                          "that score is -400: the blocked keys' fill is finite, and a real score went below it",
+                          "fill-too-shallow", exact=True)
+    _compare(got, want, plan, why="token 0 scores -3e4 against its only visible key (itself): the mask must win "
+             "over any real score")
+
+
 # --- cost: past keys and values are never recomputed ---------------------------------------------------------
 
 @bug("recompute-every-step")
