@@ -38,6 +38,7 @@ class Result:
     seconds: float
     output: str = ""  # what the learner's code printed
     unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
+    frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 
     @property
     def bugs(self):

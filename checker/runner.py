@@ -22,7 +22,7 @@ def hidden_tests(hidden):
 
 
 def display_path(path):
-    path = Path(path).resolve()
+    path = Path(os.path.realpath(path))  # never raises (Path.resolve does on a symlink loop)
     try:
         return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
     except ValueError:
@@ -41,7 +41,7 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
     finally:
         sandbox.close()
     result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes,
-                    time.monotonic() - started, output)
+                    time.monotonic() - started, output, frontend=sandbox.frontend.removesuffix("-missing"))
     result.unverified = [t.name for t in outcomes if t.claimed and t.outcome == Status.PASSED]
     return result
 

@@ -89,6 +89,19 @@ def read_learner_file(path, limit=MAX_FILE_BYTES):
         os.close(fd)
 
 
+def _frontend(data):
+    """"torch" for a file that imports torch (and "torch-missing" where torch is not installed), else "numpy"."""
+    if b"torch" not in data:  # the common case, without tokenizing
+        return "numpy"
+    import importlib.util
+
+    from checker.sandbox.torch_bridge import imports_torch
+
+    if not imports_torch(data):
+        return "numpy"
+    return "torch" if importlib.util.find_spec("torch") else "torch-missing"
+
+
 @dataclass
 class LearnerError(Exception):
     """The learner's code raised: its type, message and the lines of the learner's file it ran through."""
@@ -118,8 +131,11 @@ class Sandbox:
         self.folder = Path(tempfile.mkdtemp(prefix="kata-sandbox-"))
         self._copies = {}
         self.unreadable = None  # why the learner's file could not be read, if it could not
+        self.frontend = "numpy"  # or "torch": a file that imports torch gets tensors (torch_bridge.py)
         try:
-            copy = self._copy(self.path, read_learner_file(self.path) if source is None else source)
+            data = read_learner_file(self.path) if source is None else source
+            self.frontend = _frontend(data)
+            copy = self._copy(self.path, data)
             for other in also:
                 self._copy(Path(other), read_learner_file(other))
         except (OSError, ValueError) as error:
@@ -131,6 +147,8 @@ class Sandbox:
         argv = [str(copy), str(self.limits.memory_mb), str(int(self.limits.seconds) + CPU_GRACE_SECONDS),
                 str(self.limits.output_bytes), str(self.folder), "strict" if self.limits.strict else "lenient"]
         env = {**CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}
+        if self.frontend == "torch":
+            env["KATA_FRONTEND"] = "torch"
         self.process = self._start(argv, env, request_read, reply_write, zygote)
         os.close(request_read)
         os.close(reply_write)
@@ -184,6 +202,10 @@ class Sandbox:
         """Import the learner's file; return the names in `names` it does not define as functions."""
         if self.unreadable:
             raise SandboxError(f"the checker could not read the file: {self.unreadable}")
+        if self.frontend == "torch-missing":
+            from checker.sandbox.torch_bridge import INSTALL_HINT
+
+            raise SandboxError(INSTALL_HINT)
         reply, _ = self._ask({"op": "load", "names": list(names)})
         self.signatures = reply.get("signatures") or {}
         return reply["missing"]
