@@ -12,7 +12,7 @@ batch where b = n_k = d (so a full k.T runs) and scores near 1e3; kata 01-03's b
 import numpy as np
 
 from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
-from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right
+from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right, unmasked
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
     expect_precision, first_difference, full_transpose_error, full_transpose_failure, one_array, tolerance
@@ -269,7 +269,7 @@ def _compare_attention(got, call, ref, q, k, v, why="", base=10000.0):
         return
     detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
     inputs = [np.asarray(a, np.float64) for a in (q, k, v)]
-    matched = Suspects(ATTENTION_VARIANTS, *inputs, base).match(got, want, rtol, atol)
+    matched = Suspects(ATTENTION_VARIANTS, *inputs, base, rivals=(unmasked,)).match(got, want, rtol, atol)
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
