@@ -178,7 +178,7 @@ def _add_trace(outcome, session, message=""):
     if trace:
         line, _, code = trace["frames"][-1]
         outcome.message += f"; the first NaN/inf came from {session.file}:{line} {code}  -> {trace['message']}"
-        from checker.testkit import trace_contradicts
+        from checker.evidence import trace_contradicts
 
         if outcome.bug and trace_contradicts(outcome.bug, code, trace["message"]):
             outcome.message += f" (which is not how {outcome.bug} makes its NaN: no bug is named from this check)"

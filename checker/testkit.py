@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.evidence import symptom_only
+
 
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
@@ -297,7 +299,7 @@ class Suspects:
         None when no bug matches, or when variants of different bugs all do (an all-NaN output, say):
         an ambiguous match names nothing and leaves the diagnosis to the tests built for each bug.
         """
-        if symptom_only(got, want, rtol, atol):
+        if symptom_only(got, want):
             return None
         for rival in self.rivals:
             with np.errstate(all="ignore"):
@@ -314,16 +316,6 @@ class Suspects:
                 continue  # this input does not show this bug
             found.setdefault(variant.variant_of, " ".join((variant.__doc__ or variant.variant_of).split()))
         return next(iter(found.items())) if len(found) == 1 else None
-
-
-def symptom_only(got, want, rtol, atol):
-    """True when `got` carries no number at all, only NaN/inf, or only zeros, where the answer is not so: a
-    symptom many bugs share, which matches a variant by coincidence (an all-zero output, an all-NaN one) and so
-    names nothing. A NaN in some places only is evidence when a variant puts it in just those places."""
-    got = np.asarray(got)
-    if got.dtype.kind != "f" or got.size < 2 or got.shape != np.shape(want) or close(got, want, rtol, atol).all():
-        return False
-    return bool((~np.isfinite(got)).all() or (got == 0).all())
 
 
 # Variants are the checker's own deterministic code, and every file of a kata meets the same seeded inputs:
@@ -362,28 +354,6 @@ def _input_key(value):
 
 
 # --- shared checks: a float result, a pair, arguments left alone -----------------------------------
-
-def trace_contradicts(bug_id, code, message):
-    """True when the line that made the first NaN or inf (`code`, and NumPy's `message` there, from the NaN tracer)
-    rules out the bug a check named. `no-max-shift` makes its first inf in exp, overflowing: a first NaN from a
-    subtraction, a division or a cast, or an overflow on a line that does subtract a maximum, is another bug (a
-    float16 overflow, a mask offset)."""
-    overflow = "overflow" in message
-    if bug_id == "no-max-shift":
-        statement = code.split("#")[0]
-        subtracts_max = "max" in statement and "-" in statement
-        return not overflow or "exp" not in message or subtracts_max
-    if bug_id in ("global-max", "max-floor-zero"):  # a shift too large or too small underflows: 0 / 0, never inf
-        return overflow
-    return False
-
-
-def python_overflow(error):
-    """True when the learner's code raised Python's own float overflow (`math.exp(1e4)`: OverflowError: math
-    range error) where NumPy would have given inf: on an in-contract input that is the bug exp(x) without the
-    max shift shows, and a test names it (after a control input rules out other causes) rather than an error."""
-    return getattr(error, "type", None) == "OverflowError"
-
 
 
 def expect_float(got, call):

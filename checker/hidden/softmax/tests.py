@@ -8,7 +8,8 @@ missing keepdims broadcasts without error).
 import numpy as np
 
 from checker.sandbox import LearnerError
-from checker.testkit import python_overflow, weight
+from checker.evidence import python_overflow
+from checker.testkit import weight
 from checker.hidden.softmax import variants
 from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_float, \
     expect_unchanged, show, tolerance, variants_in
