@@ -11,7 +11,9 @@ class SandboxSession:
         self.file = file  # the learner's file as the report shows it
         self.call_text = call_text  # (name, **args) -> the call as a failure message shows it
         self.failure = failure  # the exception a failed hidden test raises (the test kit's, handed in)
+        self.author = "your"  # whose code a message speaks of: "the candidate's" in grading
         self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
+        self.calls = []  # this test's calls, in order (Call), for a repro of its failure (see checker/repro.py)
 
     def trace_nonfinite(self, message=""):
         """Where in the learner's file the failing call's result got its first NaN or inf, or None.
@@ -22,6 +24,29 @@ class SandboxSession:
             return None
         named = [call for text, call in self.nonfinite_calls if text and text in message]
         return self.sandbox.trace(*(named or [self.nonfinite_calls[0][1]])[0])
+
+
+class Call:
+    """One call a hidden test made into the sandbox, as sent: what a repro replays."""
+
+    __slots__ = ("function", "args", "kwargs", "made")
+
+    def __init__(self, function, args, kwargs):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.made = None  # the id of the learner object it returned, if it returned one
+
+    @property
+    def name(self):
+        return self.function.name
+
+    @property
+    def target(self):
+        return self.function.target
+
+    @property
+    def text(self):
+        """The call as failure messages show it."""
+        return self.function.describe(*self.args, **self.kwargs)
 
 
 class Learner:
@@ -66,6 +91,7 @@ class LearnerFunction:
     def measuring(self, *args, counted=(), **kwargs):
         """`(result, work)`: the call, with the work done with the arguments at `counted` (see Sandbox.measure)."""
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        self._session.calls.append(Call(self, args, kwargs))
         try:
             result, work = self._session.sandbox.measure(self.name, sent, kwargs, self.target, counted)
         except LearnerError as error:
@@ -83,6 +109,8 @@ class LearnerFunction:
         from checker.sandbox.wire import Handle  # imports NumPy: not before the child is on its way
 
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        call = Call(self, args, kwargs)
+        self._session.calls.append(call)
         try:
             reply = self._session.sandbox.call(self.name, sent, kwargs, self.target, return_args)
         except LearnerError as error:
@@ -93,6 +121,7 @@ class LearnerFunction:
             raise self._session.failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
                           "its result (a missing `return`?)")
         if isinstance(result, Handle):
+            call.made = result.id
             result = LearnerObject(self._session, result)
         elif _has_nonfinite(result):
             self._session.nonfinite_calls.append((self.describe(*args, **kwargs),

@@ -23,6 +23,7 @@ class TestOutcome:
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
     claimed: bool = False  # relied on figures the learner's process reported about itself
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
+    calls: list = field(default_factory=list, repr=False)  # a failure's calls (proxy.Call), for its repro
 
     def to_json(self):
         return {"name": self.name, "outcome": Status(self.outcome).value, "bug": self.bug, "message": self.message}
@@ -38,6 +39,7 @@ class Result:
     seconds: float
     output: str = ""  # what the learner's code printed
     unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
+    unreachable: list = field(default_factory=list)  # stubs.Unreachable: code written below the stub's raise
     frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 
     @property

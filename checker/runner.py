@@ -29,24 +29,48 @@ def display_path(path):
         return str(path)
 
 
-def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
+def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"):
     """Run `kata`'s hidden tests on the learner file at `path` (whose bytes are `source`, if the caller
-    has read them itself)."""
+    has read them itself); `author` is whose code the messages speak of ("your", "the candidate's")."""
     started = time.monotonic()
     sandbox = Sandbox(path, limits or Limits(), source=source)  # first, so the child loads NumPy while we do
     file = display_path(path)
     try:
-        outcomes = _run_all(kata, sandbox, seed, file)
-        output = sandbox.output()
+        outcomes = _run_all(kata, sandbox, seed, file, author)
+        output = _as_the_learner_sees_it(sandbox.output(), sandbox, path, file)
     finally:
         sandbox.close()
     result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes,
                     time.monotonic() - started, output, frontend=sandbox.frontend.removesuffix("-missing"))
     result.unverified = [t.name for t in outcomes if t.claimed and t.outcome == Status.PASSED]
+    if result.status == Status.NOT_STARTED:
+        from checker import stubs
+
+        result.unreachable = stubs.unreachable(source if source is not None else _read(path))
     return result
 
 
-def _run_all(kata, sandbox, seed, file):
+def _read(path):
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def _as_the_learner_sees_it(output, sandbox, path, file):
+    """What the learner's code printed, with the sandbox's private copy named as the learner's own file (a
+    warning's `file:line`), and without a traceback of the checker's own worker (a crash outside their code)."""
+    try:
+        output = output.replace(sandbox.private_path(path), file)
+    except KeyError:  # the file could not be read: there is no copy
+        pass
+    start = output.find("Traceback (most recent call last):")
+    if start >= 0 and "/sandbox/worker.py" in output[start:]:
+        output = output[:start].rstrip("\n") + ("\n" if start else "")
+    return output
+
+
+def _run_all(kata, sandbox, seed, file, author="your"):
     import numpy as np  # not before the learner's process is on its way
 
     hidden = kata.hidden()
@@ -63,6 +87,7 @@ def _run_all(kata, sandbox, seed, file):
     from checker.testkit import Failure, call_text  # imports NumPy, as above
 
     session = SandboxSession(sandbox, file, call_text, Failure)
+    session.author = author
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     outcomes = []
     for test in hidden_tests(hidden):
@@ -71,8 +96,8 @@ def _run_all(kata, sandbox, seed, file):
         claims = sandbox.claims
         outcomes.append(run_test(test, name, fixtures, session))
         outcomes[-1].claimed = sandbox.claims > claims  # it relied on figures the learner's process reported
-        if sandbox.process.poll() is not None:  # timed out or died: nothing left to ask
-            break
+        if sandbox.process.poll() is not None or outcomes[-1].message.endswith(MEMORY):
+            break  # timed out, died or out of memory: nothing more to learn from asking again
     return outcomes
 
 
@@ -97,12 +122,20 @@ def signature_problem(api, signatures):
 
 
 def run_test(test, name, fixtures, session):
+    """One hidden test's outcome; a failure keeps the test's calls, for its repro."""
+    wanted = _parameters(test)
+    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
+    session.calls = []  # every call of this test, kept with a failure for its repro
+    outcome = _outcome(test, name, fixtures, session, wanted)
+    if outcome.outcome != Status.PASSED:
+        outcome.calls = session.calls
+    return outcome
+
+
+def _outcome(test, name, fixtures, session, wanted):
     import numpy as np  # loaded by _run_all by now; the module itself does not import NumPy
 
     from checker.testkit import Failure  # imports NumPy, as above
-
-    wanted = _parameters(test)
-    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
@@ -116,6 +149,8 @@ def run_test(test, name, fixtures, session):
         call = getattr(error, "call", "the code")
         if error.not_implemented:
             return TestOutcome(name, Status.NOT_STARTED, message=f"{call} still raises NotImplementedError")
+        if error.type == "MemoryError":
+            return TestOutcome(name, Status.ERROR, where=error.frames, message=memory_message(call, session))
         if error.type == OUTPUT_LIMIT:
             return TestOutcome(name, Status.ERROR, where=error.frames, message=f"{call} printed more than the checker "
                                f"keeps ({session.sandbox.limits.output_bytes:,} bytes) and was stopped: print less")
@@ -123,12 +158,22 @@ def run_test(test, name, fixtures, session):
     except Timeout as timeout:
         return TestOutcome(name, Status.TIMEOUT, message=_timeout_message(timeout, session))
     except Died as died:
+        if "MemoryError" in session.sandbox.output(limit=1 << 16)[-2000:]:  # it died allocating
+            return TestOutcome(name, Status.ERROR, message=memory_message("the code", session))
         return TestOutcome(name, Status.ERROR, message=str(died))
     except Exception as error:  # noqa: BLE001 - a result the test could not make sense of
         if os.environ.get("KATA_DEBUG"):
             raise
         return TestOutcome(name, Status.FAILED, message=f"could not check the result: {type(error).__name__}: {error}")
     return TestOutcome(name, Status.PASSED)
+
+
+MEMORY = "(a loop that keeps allocating, or a table too big?); the other checks were not run"
+
+
+def memory_message(call, session):
+    """Running out of memory, said the same way wherever it happens (a call, the reply, the process)."""
+    return f"{call} ran out of memory: the sandbox allows {session.sandbox.limits.memory_mb:,} MiB {MEMORY}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -138,8 +183,8 @@ def _parameters(test):
 
 
 def _timeout_message(timeout, session):
-    """The time-out, and the learner's line the code was running when it was stopped."""
-    message = f"the learner's code gave {timeout}"
+    """The time-out, and the line of the file the code was running when it was stopped."""
+    message = f"{session.author} code gave {timeout}"
     if timeout.frames:
         line, function, code = timeout.frames[-1]
         loops = _enclosing_loops(getattr(session.sandbox, "source", b""), [frame[0] for frame in timeout.frames])
@@ -191,5 +236,10 @@ def _load_failure(error):
     if isinstance(error, LearnerError):
         if error.not_implemented:
             return TestOutcome("load", Status.NOT_STARTED, message="importing the file raises NotImplementedError")
-        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}", where=error.frames)
+        where = ""
+        if error.type in ("SyntaxError", "IndentationError", "TabError") and error.frames:
+            line, _, code = error.frames[-1]
+            where = f" at line {line}" + (f": {code}" if code else "")
+        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}{where}",
+                           where=error.frames)
     return TestOutcome("load", Status.ERROR, message=f"importing the file: {error}")

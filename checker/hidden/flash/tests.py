@@ -16,7 +16,7 @@ from checker.sandbox import LearnerError
 from checker.hidden.flash.diagnosis import (block_left_out, causal_boundary, difference_text, empty_rows_bug,
                                            left_padding_nan)
 from checker.hidden.flash.variants import VARIANTS, allowed_table
-from checker.testkit import weight
+from checker.testkit import caps, weight
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
 
 API = {"flash_attention": ("q", "k", "v", "block_size", "causal", "mask")}
@@ -336,6 +336,7 @@ def _mib(size):
 
 @bug("materializes-scores")
 @weight(3)
+@caps(50)
 def test_memory_grows_with_blocks_not_table(kata, ref, rng):
     peaks = []
     for n_k in MEMORY_KEYS:
