@@ -135,10 +135,12 @@ class Sandbox:
         self.deadline = time.monotonic() + self.limits.seconds
         self.folder = Path(tempfile.mkdtemp(prefix="kata-sandbox-"))
         self._copies = {}
+        self.source = b""
         self.unreadable = None  # why the learner's file could not be read, if it could not
         self.frontend = "numpy"  # or "torch": a file that imports torch gets tensors (torch_bridge.py)
         try:
             data = read_learner_file(self.path) if source is None else source
+            self.source = data  # the bytes read before the child ran: what messages may quote or parse
             self.frontend = _frontend(data)
             copy = self._copy(self.path, data)
             for other in also:
