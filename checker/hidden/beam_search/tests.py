@@ -141,8 +141,21 @@ def test_log_probabilities_add(kata, ref, rng):
 def test_ranks_every_candidate_together(kata, ref, rng):
     # with eos never emitted, taking the beams' candidates beam by beam follows greedy's path (beam 0's best child
     # is greedy's next token), so the cases hold eos: its variants finish eos within the first ranks, or anywhere
-    _telling(kata, ref, rng, "beam-per-beam-topk", "rank all beam_width x V candidates of a step together",
-             eos_bias=(-1.0, 1.0), widths=(2, 4), max_new=(3, 6), vocab=(5, 8))
+    cases = models.telling_cases("beam-per-beam-topk", _seed(rng), eos_bias=(-1.0, 1.0), widths=(2, 4),
+                                 max_new=(3, 6), vocab=(5, 8))
+    _beam(kata, ref, cases + (tuple(_one_beam_leads().items()),), "rank all beam_width x V candidates of a step "
+                                                                  "together")
+
+
+def _one_beam_leads():
+    """A case where, at step 2, beam [1]'s best three candidates (its eos among them) rank above beam [2]'s
+    best: the right search keeps two of [1]'s, so a search that first cuts each beam to its own best beam_width
+    keeps [2]'s best instead, and answers from it (a case random draws rarely give)."""
+    row = models.log_softmax
+    logprobs = np.stack([row([0.0] * 5), row([0.9, 0.5, -2.0, 1.6, -2.0]), row([-1.0, -1.0, 3.0, -1.0, -1.0]),
+                         row([0.0, 0.1, 0.2, 0.3, 0.4]), row([-3.0, 2.0, 0.25, -3.0, -3.0])])
+    logprobs.flags.writeable = False
+    return {"logprobs": logprobs, "prompt": [4], "beam_width": 2, "max_new": 3, "eos": 0, "length_penalty": 2.0}
 
 
 @bug("beam-initial-copies")
