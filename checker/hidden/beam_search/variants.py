@@ -233,12 +233,14 @@ BEAM_VARIANTS = [
 
 # --- greedy_decode ---------------------------------------------------------------------------------
 
-def greedy(logprobs, prompt, max_new, eos, stop=True, axis=1):
-    """Greedy decoding; `stop=False` goes past eos, `axis=0` reads a column (the previous token given the next)."""
+def greedy(logprobs, prompt, max_new, eos, stop=True, axis=1, highest=False):
+    """Greedy decoding; `stop=False` goes past eos, `axis=0` reads a column (the previous token given the next),
+    `highest` takes the highest id of equal maxima."""
     table = np.asarray(logprobs, np.float64)
     last, new = prompt[-1], []
     while len(new) < max_new:
-        last = int(np.argmax(table[last] if axis == 1 else table[:, last]))
+        row = table[last] if axis == 1 else table[:, last]
+        last = len(row) - 1 - int(np.argmax(row[::-1])) if highest else int(np.argmax(row))
         new.append(last)
         if stop and last == eos:
             break
@@ -259,3 +261,11 @@ def _greedy_column(logprobs, prompt, max_new, eos):
 
 
 GREEDY_VARIANTS = [_greedy_past_eos, _greedy_column]
+
+
+def _greedy_highest(logprobs, prompt, max_new, eos):
+    return encoded(greedy(logprobs, prompt, max_new, eos, highest=True))
+
+
+_greedy_highest.rival_of = "greedy-ties-to-highest"
+GREEDY_RIVALS = [_greedy_highest]  # outside the catalogue, as RIVALS: never named
