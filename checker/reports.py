@@ -128,7 +128,7 @@ def grade_text(report, report_path=None):
             cells.append(click.style("error", fg="red") + f": {workspace.error}")
         for row in workspace.rows if not workspace.error else []:
             cell = f"{row.kata} " + styled_status(row.status)
-            notes = row.bugs + (["review"] if row.review else []) + (["unverified"] if row.unverified else [])
+            notes = row.bugs + (["review"] if row.review else [])
             cells.append(cell + (f" ({', '.join(notes)})" if notes else ""))
         lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
         lines += [f"{'':<{width}}  ! {flag}" for flag in workspace.flags]
@@ -155,7 +155,7 @@ def grade_markdown(report):
              "| candidate | seed | kata | status | bugs named | review | seconds | sha256 |",
              "|---|---|---|---|---|---|---:|---|"]
     for row in report.rows:
-        notes = row.review + ([f"cost figures unverified ({', '.join(row.unverified)})"] if row.unverified else [])
+        notes = row.review
         lines.append(f"| {cell(row.workspace)} | {row.seed} | {row.kata} {row.slug} | {row.status} | "
                      f"{cell(', '.join(row.bugs))} | {cell('; '.join(notes))} | {row.seconds:.2f} | "
                      f"{row.sha256 or '-'} |")

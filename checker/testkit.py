@@ -59,6 +59,13 @@ def weight(points):
     return mark
 
 
+def measured(test):
+    """Mark a test whose figures (`measuring`) include the peak memory: the peak since the learner's process
+    started never falls, so the test runs first, in a process of its own."""
+    test.measured = True
+    return test
+
+
 def variant(bug_id, of=None):
     """Mark a function as what code carrying `bug_id` computes, to recognise it by its output.
 

@@ -248,7 +248,7 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     assert all({"path", "seed", "katas", "flags"} <= set(w) for w in report["workspaces"])  # test_report.py: the rest
     assert statuses(report) == EXPECTED
     checks = [check for w in report["workspaces"] for check in w["katas"]]
-    assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"} <= set(check)
+    assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review"} <= set(check)
                for check in checks)
     assert report["workspaces"][-1]["flags"] == ["unrostered: no record of `kata pack` issuing this folder"]
     assert all(w["flags"] == [] for w in report["workspaces"][:-1])
@@ -290,7 +290,7 @@ def _state_line(path, seed, kata_status, state=None, sign=True):
     key = list(workspace.key)
     key[1] = seed
     checks = [{"kata": kata, "file": f"{path.name}/katas/x.py", "status": status, "bugs": [], "tests": [],
-               "seconds": 0.5, "sha256": None, "review": [], "unverified": []} for kata, status in kata_status.items()]
+               "seconds": 0.5, "sha256": None, "review": []} for kata, status in kata_status.items()]
     entry = {"key": json.dumps(tuple(key)), "path": key[0], "seed": seed, "katas": checks}
     mac = grading._sign(grading.state_key(state or path.parent / DEFAULT_STATE), entry) if sign else "0" * 64
     return json.dumps({"entry": entry, "mac": mac})

@@ -29,7 +29,7 @@ from checker import catalog
 from checker.hiring import review
 from checker.catalog import MANIFEST, ROSTER
 from checker.results import Result, Status, TestOutcome
-from checker.sandbox import read_learner_file
+from checker.sandbox import HostError, read_learner_file
 
 ZYGOTE = True  # grade workers fork candidates' processes from a zygote (tests set False to grade without)
 
@@ -182,14 +182,13 @@ class GradeRow:
     seconds: float
     sha256: str = ""
     review: list = field(default_factory=list)  # reasons for a human to read the file (never a failure)
-    unverified: list = field(default_factory=list)  # passed tests that took the candidate process's own figures
 
 
 @dataclass
 class WorkspaceGrade:
     path: str
     seed: int
-    checks: list  # check objects as in SPEC.md (plus sha256, review, unverified), in kata order
+    checks: list  # check objects as in SPEC.md (plus sha256, review), in kata order
     flags: list = field(default_factory=list)  # for a human: unrostered, a disagreeing manifest, a refused file
     error: str = ""  # the workspace could not be graded at all: one error row
     record: dict | None = None  # its roster entry (None: unrostered)
@@ -201,8 +200,8 @@ class WorkspaceGrade:
         if self.error:
             return [GradeRow(self.path, self.seed, "-", "", "error", [], 0.0)]
         return [GradeRow(self.path, self.seed, check["kata"], catalog.find(check["kata"]).slug, check["status"],
-                         check["bugs"], check["seconds"], check.get("sha256") or "", check.get("review", []),
-                         check.get("unverified", [])) for check in self.checks]
+                         check["bugs"], check["seconds"], check.get("sha256") or "", check.get("review", []))
+                for check in self.checks]
 
     def to_json(self):
         data = {"path": self.path, "seed": self.seed, "katas": self.checks, "flags": self.flags}
@@ -311,6 +310,9 @@ def _run(workspaces, limits, jobs, finished_one):
             workspace, kata = futures[future]
             try:
                 pending[workspace.key][kata.id] = future.result()
+            except HostError as error:  # the grader's own machine: no candidate's failure
+                raise GradeError(f"{error}; the batch stopped: finished workspaces are saved, run the same "
+                                 "command with --resume once that is fixed") from None
             except BrokenProcessPool:
                 raise GradeError("a grading worker process died (out of memory?): finished workspaces are "
                                  "saved; run the same command with --resume") from None
@@ -334,13 +336,15 @@ def check_one(kata_id, path, limits, seed, read=None):
     data, digest, refused = read or (None, None, "the grader did not read it")
     if data is None:
         found = _error(kata, display_path(path), f"{display_path(path)} was not graded: {refused}")
-        return {**found, "sha256": None, "review": [], "unverified": []}
-    extra = {"sha256": digest, "review": review.reasons(data), "unverified": []}
+        return {**found, "sha256": None, "review": []}
+    extra = {"sha256": digest, "review": review.reasons(data)}
     try:
         result = check(kata, path, limits, seed, source=data)
-        return {**result.to_json(), **extra, "unverified": result.unverified, **_for_graders(result)}
+        return {**result.to_json(), **extra, **_for_graders(result)}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
+    except HostError:  # the grader's own disk is full: a batch error, not this file's
+        raise
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
         message = f"the grader could not check it: {type(error).__name__}: {error}"
         return {**_error(kata, display_path(path), message), **extra}

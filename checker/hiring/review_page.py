@@ -101,8 +101,6 @@ def _candidate(number, c):
     flags += [f"kata {p.kata} is {p.similarity:.2f} similar to {p.b if p.a == c.path else p.a}" for p in c.similar]
     for kata in c.katas:
         flags += [f"kata {kata.kata} review: {reason}" for reason in kata.review]
-        if kata.unverified:
-            flags.append(f"kata {kata.kata}: cost figures unverified ({', '.join(kata.unverified)})")
     record = c.record or {}
     time = (f"Issued {_e(c.issued or 'unknown (unrostered)')} · last change to a kata file {_e(c.last_change or '-')}"
             f" · span {_e(duration(c.span_seconds) if c.span_seconds is not None else '-')}"
