@@ -45,8 +45,8 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
 
 
 def _run_all(kata, boxes, seed, file):
-    """Every hidden test on the learner's file in `boxes[0]`'s child; a `measured` test after the first runs
-    in a fresh child of its own (appended to `boxes`), so its peak memory is its own."""
+    """Every hidden test on the learner's file in `boxes[0]`'s child; the `measured` ones last, each in a fresh
+    child of its own (appended to `boxes`), so its peak memory and its time limit are its own."""
     import numpy as np  # not before the learner's process is on its way
 
     sandbox, hidden = boxes[0], kata.hidden()
@@ -65,10 +65,12 @@ def _run_all(kata, boxes, seed, file):
     session = SandboxSession(sandbox, file, call_text, Failure)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
-    outcomes, tests = [], sorted(hidden_tests(hidden), key=lambda test: not getattr(test, "measured", False))
-    for number, test in enumerate(tests):
-        name = test.__name__.removeprefix("test_")
-        if number and getattr(test, "measured", False):  # its own child: the peak since hello is its own
+    outcomes, tests = [], sorted(hidden_tests(hidden), key=lambda test: getattr(test, "measured", False))
+    for test in tests:
+        name, measured = test.__name__.removeprefix("test_"), getattr(test, "measured", False)
+        if not measured and sandbox.process.poll() is not None:
+            continue  # timed out or died: nothing left to ask it (a measured test has a child of its own)
+        if measured:  # a child of its own: its peak since hello, and its time, are its own
             boxes.append(sandbox.again())
             session.sandbox = sandbox = boxes[-1]
             try:
@@ -78,8 +80,6 @@ def _run_all(kata, boxes, seed, file):
                 break
         fixtures["rng"] = np.random.default_rng([seed, zlib.crc32(name.encode())])
         outcomes.append(run_test(test, name, fixtures, session))
-        if sandbox.process.poll() is not None:  # timed out or died: nothing left to ask
-            break
     return sorted(outcomes, key=lambda outcome: order.get(outcome.name, len(order)))
 
 

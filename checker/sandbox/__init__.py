@@ -45,6 +45,11 @@ class Limits:
     output_bytes: int = 1_000_000  # what the learner may print
     message_bytes: int = 64 * 2**20  # the most the parent reads of one answer: far above any honest result
     strict: bool = False  # refuse to run the learner's code unless every wall of isolation.FULL stands
+    cpu_seconds: int = 0  # the child's CPU limit (SIGXCPU); 0: past the wall clock's, so the timeout speaks first
+
+    @property
+    def cpu_limit(self):
+        return self.cpu_seconds or int(self.seconds) + CPU_GRACE_SECONDS
 
 
 class SandboxError(Exception):
@@ -140,7 +145,7 @@ class Sandbox:
         request_read, self._request_write = os.pipe()
         self._reply_read, reply_write = os.pipe()
         disk = DISK_BYTES + sum(len(data) for _, data in self._files.values())
-        argv = [str(copy), str(self.limits.memory_mb), str(int(self.limits.seconds) + CPU_GRACE_SECONDS),
+        argv = [str(copy), str(self.limits.memory_mb), str(self.limits.cpu_limit),
                 str(self.limits.output_bytes), str(self.folder), str(disk), "strict" if self.limits.strict else "lenient"]
         env = {**CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}
         writer = os.open(f"/proc/self/fd/{self._output.fileno()}", os.O_WRONLY | os.O_APPEND) \
@@ -433,7 +438,7 @@ class Sandbox:
             code = None
         cpu = getattr(self.process, "cpu_seconds", None) if cpu is None else cpu
         if code is not None and code < 0:
-            name, limit = signal.Signals(-code).name, int(self.limits.seconds) + CPU_GRACE_SECONDS
+            name, limit = signal.Signals(-code).name, self.limits.cpu_limit
             if name == "SIGXCPU" or name == "SIGKILL" and cpu is not None and cpu >= limit - 0.5:
                 reason = f"it used up its CPU time limit ({limit} s of CPU, {name})"
             else:

@@ -219,6 +219,20 @@ def readable():
     return tuple(sorted(set(paths)))
 
 
+def warm_up():
+    """NumPy calls of the kinds a kata makes, and a message through the wire format, once, before hello:
+    their one-time allocations are then in the baseline the parent reads, not in the learner's figures."""
+    a = np.linspace(-1.0, 1.0, 64).reshape(1, 2, 4, 8)
+    for x in (a, a.astype(np.float32)):
+        s = x @ np.swapaxes(x, -1, -2) / np.sqrt(8)
+        s = np.where(np.tri(4, dtype=bool), s, -np.inf)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        np.einsum("bhqk,bhkd->bhqd", e / e.sum(axis=-1, keepdims=True), x).transpose(0, 2, 1, 3).reshape(1, 4, 16)
+        np.concatenate([x, x], axis=2), np.stack([x, x]), np.maximum(x, 0), np.isneginf(x), np.errstate(all="ignore")
+    blobs = []
+    decode(encode((a, [a], 1.0), blobs), blobs)
+
+
 def main(argv, applied=(), missing=None):
     request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes, folder, _, mode = argv
     requests = os.fdopen(int(request_fd), "rb")
@@ -228,6 +242,7 @@ def main(argv, applied=(), missing=None):
     import isolation
 
     now_applied, now_missing = isolation.restrict(readable(), [folder])
+    warm_up()
     applied, missing = list(applied) + now_applied, {**(missing or {}), **now_missing}
     send(replies, {"applied": applied, "missing": missing})
     if mode == "strict" and not set(FULL_ISOLATION) <= set(applied):
