@@ -257,7 +257,7 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     markdown = (here / "grades.md").read_text()
     assert "| patching | 5 | 03 causal-mask | failed | mask-top-left |" in markdown
     assert f"| bare | {DEFAULT_SEED} | 02 softmax | passed |" in markdown
-    assert "Isolation: full (user-namespace, network-namespace, no-new-privs, landlock-fs" in markdown
+    assert "Isolation: full (user-namespace, network-namespace, private-tmpfs, no-new-privs, landlock-fs" in markdown
     assert "## Totals per kata" in markdown and "## Totals per status" in markdown
     assert "| timeout | 1 |" in markdown
     state = (here / "grades.md.state.jsonl").read_text().splitlines()
