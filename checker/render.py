@@ -4,6 +4,7 @@ import os
 
 import click
 
+from checker import escape
 from checker.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
@@ -42,7 +43,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     """
     label, colour = status_label(result.status)
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
-    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}"]
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {escape.terminal(result.file)}"]
     summary = f"{passed} of {len(result.tests)} checks passed"
     if result.bugs and not strict:
         summary += " · bugs: " + ", ".join(result.bugs)
@@ -53,7 +54,8 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
             lines += ["  " + line for line in prompts.brief.splitlines()]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
-        lines += ["", f"Edit {result.file}{again}." + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
+        lines += ["", f"Edit {escape.terminal(result.file)}{again}."
+                  + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
         return "\n".join(lines)
     if strict:
         lines += _strict_lines(result)
@@ -62,7 +64,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if verbose:
         lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
-        printed = result.output.strip().splitlines()
+        printed = escape.lines(result.output.strip())
         lines += ["", "Your code printed:"] + ["  " + line for line in printed[:5]]
         if len(printed) > 5:
             lines.append(f"  ... ({len(printed) - 5} more lines)")
@@ -93,9 +95,9 @@ def _strict_lines(result):
     for test in result.failures:
         mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
         crash = test.outcome in (Status.ERROR, Status.TIMEOUT) and not test.bug
-        lines.append(f"{mark} {test.name}" + (f": {test.message}" if crash else ""))
+        lines.append(f"{mark} {test.name}" + (f": {escape.terminal(test.message)}" if crash else ""))
         if crash:
-            lines += [f"    at {result.file}:{line} in {function}: {code}" for line, function, code in test.where[-3:]]
+            lines += [_at(result.file, *where) for where in test.where[-3:]]
     return lines
 
 
@@ -127,15 +129,19 @@ def _fold_repeated_crashes(failures):
 
 def _failure_lines(test, file, prompts):
     mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
-    lines = [f"{mark} {click.style(test.name, bold=True)}: {test.message}"]
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {escape.terminal(test.message)}"]
     if test.picture is not None:
         lines += ["    " + line for line in grid_lines(test.picture)]
-    for line, function, code in test.where[-3:]:
-        lines.append(f"    at {file}:{line} in {function}: {code}")
+    lines += [_at(file, *where) for where in test.where[-3:]]
     if test.bug:
         fix = prompts.fixes.get(test.bug) if prompts else None
         lines.append("    -> " + click.style(test.bug, fg="magenta", bold=True) + (f". Fix: {fix}" if fix else ""))
     return lines
+
+
+def _at(file, line, function, code):
+    """A frame of the learner's code: its file, line, function and the line's code (all of them its own)."""
+    return "    at " + escape.terminal(f"{file}:{line} in {function}: {code}")
 
 
 GRID_MAX = 8  # bigger tables are described, not drawn

@@ -7,6 +7,7 @@ import math
 
 import click
 
+from checker import escape
 from checker.render import duration, styled_status
 from checker.results import Status
 
@@ -98,12 +99,13 @@ def pack_text(pack):
     """`kata pack`: what was written, how to make it again, what to do next."""
     ids = ",".join(kata.id for kata in pack.katas)
     lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
-             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {pack.folder}/:"]
-    lines += [f"  {name}" for name in pack.files]
+             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {escape.terminal(pack.folder)}/:"]
+    lines += [f"  {escape.terminal(name)}" for name in pack.files]
     if pack.roster:
         lines.append(f"Recorded in {pack.roster} (keep it: `kata grade` trusts it, not the pack's manifest)")
     lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
-              f"Hand {pack.folder}/ to the candidate; grade it with: kata grade {pack.folder}"]
+              f"Hand {escape.terminal(pack.folder)}/ to the candidate; grade it with: kata grade "
+              f"{escape.terminal(pack.folder)}"]
     return "\n".join(lines)
 
 
@@ -120,33 +122,33 @@ def isolation_text(isolation):
 
 def grade_text(report, report_path=None):
     """`kata grade`: one line per workspace (and its flags), then the totals."""
-    width = max((len(w.path) for w in report.workspaces), default=0)
+    width = max((len(escape.terminal(w.path)) for w in report.workspaces), default=0)
     lines = []
     for workspace in report.workspaces:
         cells = []
         if workspace.error:
-            cells.append(click.style("error", fg="red") + f": {workspace.error}")
+            cells.append(click.style("error", fg="red") + f": {escape.terminal(workspace.error)}")
         for row in workspace.rows if not workspace.error else []:
             cell = f"{row.kata} " + styled_status(row.status)
             notes = row.bugs + (["review"] if row.review else [])
-            cells.append(cell + (f" ({', '.join(notes)})" if notes else ""))
-        lines.append(f"{workspace.path:<{width}}  " + " · ".join(cells))
-        lines += [f"{'':<{width}}  ! {flag}" for flag in workspace.flags]
+            cells.append(cell + (f" ({escape.terminal(', '.join(notes))})" if notes else ""))
+        lines.append(f"{escape.terminal(workspace.path):<{width}}  " + " · ".join(cells))
+        lines += [f"{'':<{width}}  ! {escape.terminal(flag)}" for flag in workspace.flags]
     counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
     lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
               + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}",
               isolation_text(report.isolation)]
     if report.resumed:
-        lines.append(f"{report.resumed} of them finished in an earlier run ({report.state}), not graded again")
+        lines.append(f"{report.resumed} of them finished in an earlier run ({escape.terminal(report.state)}), "
+                     "not graded again")
     if report_path:
-        lines.append(f"Report: {report_path}")
+        lines.append(f"Report: {escape.terminal(report_path)}")
     return "\n".join(lines)
 
 
 def grade_markdown(report):
     """The report file: one row per candidate and kata, the flags, then totals per kata and per status."""
-    def cell(text):
-        return str(text).replace("|", "\\|")
+    cell = escape.markdown
 
     lines = ["# Kata grading report", "",
              f"{len(report.workspaces)} workspaces, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
@@ -156,9 +158,9 @@ def grade_markdown(report):
              "|---|---|---|---|---|---|---:|---|"]
     for row in report.rows:
         notes = row.review
-        lines.append(f"| {cell(row.workspace)} | {row.seed} | {row.kata} {row.slug} | {row.status} | "
+        lines.append(f"| {cell(row.workspace)} | {row.seed} | {cell(row.kata)} {cell(row.slug)} | {cell(row.status)} | "
                      f"{cell(', '.join(row.bugs))} | {cell('; '.join(notes))} | {row.seconds:.2f} | "
-                     f"{row.sha256 or '-'} |")
+                     f"{cell(row.sha256 or '-')} |")
     flagged = [w for w in report.workspaces if w.flags or w.error]
     if flagged:
         lines += ["", "## Flags", ""]

@@ -36,6 +36,7 @@ class Result:
     tests: list[TestOutcome]
     seconds: float
     output: str = ""  # what the learner's code printed
+    frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 
     @property
     def bugs(self):

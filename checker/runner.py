@@ -22,7 +22,7 @@ def hidden_tests(hidden):
 
 
 def display_path(path):
-    path = Path(path).resolve()
+    path = Path(os.path.realpath(path))  # never raises (Path.resolve does on a symlink loop)
     try:
         return os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
     except ValueError:
@@ -41,7 +41,8 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
     finally:
         for box in boxes:
             box.close()
-    return Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes, time.monotonic() - started, output)
+    return Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes, time.monotonic() - started, output,
+                  frontend=boxes[0].frontend.removesuffix("-missing"))
 
 
 def _run_all(kata, boxes, seed, file):

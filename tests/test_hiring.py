@@ -333,7 +333,6 @@ def test_without_resume_the_state_starts_afresh(batch, here):
 
 @pytest.mark.parametrize("args, words", [
     (["grade", "nowhere"], "no such folder: nowhere"),
-    (["grade", "empty"], "empty has no katas/ folder"),
     (["grade", "nokatas", "--report", "missing/r.md"], "no such folder for the report: missing"),
     (["pack", "full"], "full already exists and is not an empty folder"),
     (["pack", "new", "--katas", "01,99"], "unknown kata '99'"),

@@ -8,7 +8,17 @@ import click
 from checker import catalog
 
 
-class UsageProblem(click.ClickException):
+class Problem(click.ClickException):
+    """What stops a command (exit code 1), told in one line whose text may hold paths and names a candidate
+    chose: shown safe for the terminal."""
+
+    def format_message(self):
+        from checker import escape
+
+        return escape.terminal(self.message)
+
+
+class UsageProblem(Problem):
     """A user mistake (unknown kata, missing file): one line, exit code 2."""
 
     exit_code = 2

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from checker import catalog
+from checker import catalog, escape
 from checker.cli import cli
-from checker.cli.common import UsageProblem, echo, find_kata
+from checker.cli.common import Problem, UsageProblem, echo, find_kata
 from checker.sandbox import DEFAULT_SECONDS
 
 
@@ -54,7 +54,7 @@ def pack(folder, kata_keys, seed, minutes, rubric):
     except (packing.PackError, scoring.RubricError) as error:
         raise UsageProblem(str(error)) from None
     for warning in made.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {escape.terminal(warning)}", err=True)
     echo(reports.pack_text(made))
 
 
@@ -122,7 +122,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     if isolation["level"] != "full":
         missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
         if not insecure:
-            raise click.ClickException(f"candidate code cannot be fully isolated here ({missing}): grades could be "
+            raise Problem(f"candidate code cannot be fully isolated here ({missing}): grades could be "
                                        "forged. Grade on Linux with Landlock, or accept it with --insecure")
         click.echo(f"warning: reduced isolation ({missing}): the report says so", err=True)
     state = grading.state_path(report_path)
@@ -130,15 +130,16 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     bar = _ProgressBar() if sys.stderr.isatty() and not as_json else None
 
     if not resume and grading.holds_a_batch(state):
-        click.echo(f"note: {state} holds an earlier batch; starting afresh (--resume would continue it)", err=True)
+        click.echo(f"note: {escape.terminal(state)} holds an earlier batch; starting afresh (--resume would "
+                   "continue it)", err=True)
     try:
         with bar or _nothing():
             result = grading.grade(workspaces, limits, jobs, state, resume, bar, isolation)
     except grading.GradeError as error:
-        raise click.ClickException(str(error)) from None
+        raise Problem(str(error)) from None
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished workspaces are saved in {state}; run the same command with --resume "
-                   "to grade the rest", err=True)
+        click.echo(f"\ninterrupted: finished workspaces are saved in {escape.terminal(state)}; run the same command "
+                   "with --resume to grade the rest", err=True)
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:
@@ -149,13 +150,14 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         html_path.write_text(review_page.page(batch), encoding="utf-8")
     if as_json:
         if result.resumed:
-            click.echo(f"{result.resumed} workspaces finished in an earlier run ({state}), not graded again", err=True)
+            click.echo(f"{result.resumed} workspaces finished in an earlier run ({escape.terminal(state)}), not graded "
+                       "again", err=True)
         click.echo(json.dumps(exports.batch_json(batch)))
     else:
         written = [path for path in (csv_path, html_path) if path]
         echo("\n\n".join(text for text in (reports.grade_text(result, report_path), exports.ranking_text(batch),
                                             exports.pairs_text(batch)) if text)
-             + "".join(f"\nWritten: {path}" for path in written))
+             + "".join(f"\nWritten: {escape.terminal(path)}" for path in written))
 
 
 class _ProgressBar:

@@ -9,6 +9,7 @@ import io
 
 import click
 
+from checker import escape
 from checker.render import duration
 
 JSON_FORMAT = 1
@@ -23,7 +24,7 @@ _STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", 
 def ranking_text(batch, limit=None):
     """`kata grade`'s closing lines: the candidates ranked, one line each, and the pairs to compare."""
     shown = batch.candidates[:limit] if limit else batch.candidates
-    width = max((len(c.path) for c in shown), default=0)
+    width = max((len(escape.terminal(c.path)) for c in shown), default=0)
     lines = [click.style("Ranking", bold=True) + " (score: the weighted share of hidden checks passed)"]
     for candidate in shown:
         notes = []
@@ -31,11 +32,12 @@ def ranking_text(batch, limit=None):
             notes.append(f"over time ({duration(candidate.span_seconds)} of {candidate.minutes} min)")
         if candidate.similar:
             others = sorted({_other(pair, candidate.path) for pair in candidate.similar})
-            notes.append("similar to " + ", ".join(others))
+            notes.append("similar to " + escape.terminal(", ".join(others)))
         if candidate.flags:
             notes.append(f"{len(candidate.flags)} flag{'s' if len(candidate.flags) > 1 else ''}")
         total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"
-        line = f"{candidate.rank:>3}. {candidate.path:<{width}}  {total}  {candidate.summary}"
+        line = f"{candidate.rank:>3}. {escape.terminal(candidate.path):<{width}}  {total}  " \
+               f"{escape.terminal(candidate.summary)}"
         lines.append(line + (click.style("  ! " + "; ".join(notes), fg="yellow") if notes else ""))
     if limit and len(batch.candidates) > limit:
         lines.append(f"     ... and {len(batch.candidates) - limit} more: --csv, --json or --html has them all")
@@ -82,7 +84,7 @@ def batch_json(batch):
 def csv_text(batch):
     """One row per candidate and kata (a workspace that could not be graded: one row, kata "-")."""
     sink = io.StringIO()
-    writer = csv.DictWriter(sink, CSV_COLUMNS, lineterminator="\n")
+    writer = _SafeWriter(sink)
     writer.writeheader()
     for candidate in batch.candidates:
         record = candidate.record or {}
@@ -110,13 +112,28 @@ def csv_text(batch):
     return sink.getvalue()
 
 
+CANDIDATE_TEXT = ("candidate", "bugs", "plants_fixed", "plants_remaining", "review", "similar_to", "flags")
+
+
+class _SafeWriter(csv.DictWriter):
+    """A CSV writer whose cells of candidate-derived text a spreadsheet cannot take for a formula."""
+
+    def __init__(self, sink):
+        super().__init__(sink, CSV_COLUMNS, lineterminator="\n")
+
+    def writerow(self, row):
+        return super().writerow({key: escape.csv_cell(value) if key in CANDIDATE_TEXT else value
+                                 for key, value in row.items()})
+
+
 def pairs_text(batch, limit=10):
     """The similar pairs, for the end of the terminal output ("" when there are none)."""
     if not batch.pairs:
         return ""
     lines = [click.style("Similar files", bold=True) + f" (similarity >= {batch.threshold:g} once names, comments "
                                                        "and layout are set aside: look, do not conclude):"]
-    lines += [f"  kata {p.kata}: {p.a} ~ {p.b}  {p.similarity:.2f}" for p in batch.pairs[:limit]]
+    lines += [f"  kata {p.kata}: {escape.terminal(p.a)} ~ {escape.terminal(p.b)}  {p.similarity:.2f}"
+              for p in batch.pairs[:limit]]
     if len(batch.pairs) > limit:
         lines.append(f"  ... and {len(batch.pairs) - limit} more pairs: --json, --csv or --html has them all")
     return "\n".join(lines)

@@ -92,7 +92,7 @@ def _manifest(folder):
     try:
         data = json.loads(read_learner_file(path, MANIFEST_BYTES))
         katas, seed = [catalog.find(key) for key in data["katas"]], int(data["seed"])
-    except (OSError, ValueError, KeyError, TypeError, catalog.UnknownKata) as error:
+    except (OSError, ValueError, KeyError, TypeError, ArithmeticError, RecursionError, catalog.UnknownKata) as error:
         raise ValueError(f"{MANIFEST} is not a kata pack manifest ({type(error).__name__}: {error})") from None
     if not katas:
         raise ValueError(f"{MANIFEST} lists no kata")
@@ -102,14 +102,23 @@ def _manifest(folder):
 def open_workspace(folder, seed=None, roster=None):
     """The workspace in `folder`, read by this process: its katas and seed from the roster (else from its
     manifest, flagged; else every kata file in its katas/ with the default seed), `seed` overriding either.
-    A folder that is not a workspace raises GradeError; a broken one comes back with `error` set."""
+    A folder that does not exist raises GradeError; one that cannot be graded (no katas/, a broken manifest,
+    anything reading it raised) comes back with `error` set: one error row, never a stopped batch."""
     from checker.runner import DEFAULT_SEED
 
     folder = Path(folder)
     if not folder.is_dir():
         raise GradeError(f"no such folder: {folder}")
-    if not (folder / "katas").is_dir():
-        raise GradeError(f"{folder} has no katas/ folder: not a candidate's workspace")
+    try:
+        return _open(folder, seed, roster)
+    except Exception as error:  # noqa: BLE001 - whatever the folder holds, it is one workspace's error row
+        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed,
+                         error=f"the grader could not read it: {type(error).__name__}: {error}")
+
+
+def _open(folder, seed, roster):
+    from checker.runner import DEFAULT_SEED
+
     flags, error = [], ""
     issued = read_roster(folder, roster)
     try:
@@ -135,16 +144,40 @@ def open_workspace(folder, seed=None, roster=None):
             pack_seed = DEFAULT_SEED
             if not katas and not error:
                 error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
+    if not os.path.isdir(folder / "katas"):
+        error = f"{folder} has no katas/ folder: not a candidate's workspace"
     if error:
-        return Workspace(folder, (), DEFAULT_SEED if seed is None else seed, {}, tuple(flags), error,
+        known = issued["seed"] if issued is not None else DEFAULT_SEED
+        return Workspace(folder, (), known if seed is None else seed, {}, tuple(flags), error,
                          issued and issued["record"])
     files = {kata.id: read_kata_file(folder, kata) for kata in katas}
-    mtimes = {kata.id: os.lstat(folder / "katas" / kata.filename).st_mtime for kata in katas
-              if files[kata.id][0] is not None}
+    mtimes = {kata.id: _mtime(folder / "katas" / kata.filename) for kata in katas if files[kata.id][0] is not None}
+    mtimes = {kata_id: mtime for kata_id, mtime in mtimes.items() if mtime is not None}
     flags += [f"refused katas/{catalog.find(kata_id).filename}: {why}" for kata_id, (_, _, why) in files.items()
               if why and "no such file" not in why]
+    flags += [f"katas/{catalog.find(kata_id).filename} has a modification time out of range ({mtime:.0f} s since "
+              "1970): shown as unknown" for kata_id, mtime in mtimes.items() if not in_range(mtime)]
     return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "",
                      issued and issued["record"], mtimes)
+
+
+def _mtime(path):
+    """The file's own modification time (a link's, not its target's), None if it cannot be read."""
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return None
+
+
+def in_range(seconds):
+    """Whether a modification time is one a date can show (a tmpfs file can claim the year 33658)."""
+    import datetime
+
+    try:
+        datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
 
 
 def _ids(katas):
@@ -157,8 +190,11 @@ def read_kata_file(folder, kata):
     path = folder / "katas" / kata.filename
     if not os.path.lexists(path):
         return None, None, f"no such file: the workspace lost the stub"
-    target = path.resolve()
-    if not target.is_relative_to(folder.resolve()):
+    try:
+        target = Path(os.path.realpath(path))  # a loop stays a path, and fails to open below
+    except RecursionError:  # thousands of links in a chain (the kernel follows 40)
+        return None, None, "a chain of links too long to follow"
+    if not target.is_relative_to(os.path.realpath(folder)):
         return None, None, f"a link leaving the workspace (to {target})"
     try:
         data = read_learner_file(target)
@@ -285,9 +321,14 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
         _warm(todo)
         with state.open("a", encoding="utf-8") as sink:
             def finished_one(workspace, checks):
+                entry = {"key": _key_text(workspace.key), "path": workspace.key[0], "seed": workspace.seed}
+                try:
+                    _append(sink, key, {**entry, "katas": checks})
+                except (ValueError, TypeError, RecursionError) as error:  # checks JSON cannot hold: an error row
+                    checks = [failed_check(kata, workspace.path / "katas" / kata.filename, error)
+                              for kata in workspace.katas]
+                    _append(sink, key, {**entry, "katas": checks})
                 done[workspace.key] = checks
-                _append(sink, key, {"key": _key_text(workspace.key), "path": workspace.key[0],
-                                    "seed": workspace.seed, "katas": checks})
                 if progress:
                     progress(len(done) - before, len(todo))
 
@@ -299,25 +340,50 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
 
 def _run(workspaces, limits, jobs, finished_one):
     """Check every kata of every workspace; call `finished_one(workspace, its check objects)` as each
-    workspace's last check completes."""
+    workspace's last check completes. A check that kills its worker process (out of memory, say) is that
+    kata's error: the pool starts again for the rest, and each check that was in flight runs alone once."""
+    todo = [(w, kata) for w in workspaces for kata in w.katas]  # in the order the pool takes them
+    pending = {w.key: {} for w in workspaces}
+
+    def record(workspace, kata, check):
+        pending[workspace.key][kata.id] = check
+        if len(pending[workspace.key]) == len(workspace.katas):
+            finished_one(workspace, [pending[workspace.key][k.id] for k in workspace.katas])
+
+    while todo:
+        unfinished = _pool_run(todo, limits, jobs, record)
+        suspects, todo = unfinished[:jobs + 1], unfinished[jobs + 1:]  # a pool runs its jobs in order
+        for workspace, kata in suspects:  # the one that broke the pool was among the first
+            if _pool_run([(workspace, kata)], limits, 1, record):
+                record(workspace, kata, failed_check(kata, workspace.path / "katas" / kata.filename, WorkerDied(
+                    "its grading worker process died while checking it (out of memory?)")))
+
+
+class WorkerDied(Exception):
+    """A grading worker process ended while it checked a kata."""
+
+
+def _pool_run(todo, limits, jobs, record):
+    """Run (workspace, kata) checks in a pool of `jobs` workers, `record`ing each; the checks left
+    unfinished (in `todo`'s order) if a worker process died."""
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_start)
+    unfinished = []
     try:
         futures = {pool.submit(check_one, kata.id, str(w.path / "katas" / kata.filename), limits, w.seed,
-                               w.files.get(kata.id)): (w, kata)
-                   for w in workspaces for kata in w.katas}
-        pending = {w.key: {} for w in workspaces}
+                               w.files.get(kata.id)): index for index, (w, kata) in enumerate(todo)}
         for future in as_completed(futures):
-            workspace, kata = futures[future]
+            workspace, kata = todo[futures[future]]
             try:
-                pending[workspace.key][kata.id] = future.result()
+                check = future.result()
             except HostError as error:  # the grader's own machine: no candidate's failure
                 raise GradeError(f"{error}; the batch stopped: finished workspaces are saved, run the same "
                                  "command with --resume once that is fixed") from None
             except BrokenProcessPool:
-                raise GradeError("a grading worker process died (out of memory?): finished workspaces are "
-                                 "saved; run the same command with --resume") from None
-            if len(pending[workspace.key]) == len(workspace.katas):
-                finished_one(workspace, [pending[workspace.key][k.id] for k in workspace.katas])
+                unfinished.append(futures[future])
+                continue
+            except Exception as error:  # noqa: BLE001 - e.g. a check object that did not come back whole
+                check = failed_check(kata, workspace.path / "katas" / kata.filename, error)
+            record(workspace, kata, check)
     except KeyboardInterrupt:  # stop now, not after the running checks: their workspaces are redone on --resume
         pool.shutdown(wait=False, cancel_futures=True)
         for worker in multiprocessing.active_children():
@@ -325,29 +391,45 @@ def _run(workspaces, limits, jobs, finished_one):
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return [todo[index] for index in sorted(unfinished)]
 
 
 def check_one(kata_id, path, limits, seed, read=None):
     """One kata of one workspace, as a check object; never raises (runs in a worker process). `read` is
     (bytes, sha256, why refused) as the parent read the file: the worker never reads it from disk."""
-    from checker.runner import check, display_path
-
     kata = catalog.find(kata_id)
     data, digest, refused = read or (None, None, "the grader did not read it")
-    if data is None:
-        found = _error(kata, display_path(path), f"{display_path(path)} was not graded: {refused}")
-        return {**found, "sha256": None, "review": []}
-    extra = {"sha256": digest, "review": review.reasons(data)}
+    extra = {"sha256": digest, "review": []}
     try:
+        from checker.runner import check, display_path
+
+        path = display_path(path)
+        if data is None:
+            return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
+        extra["review"] = review.reasons(data)
         result = check(kata, path, limits, seed, source=data)
-        return {**result.to_json(), **extra, **_for_graders(result)}
+        found = {**result.to_json(), **extra, "frontend": result.frontend, **_for_graders(result)}
+        return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
     except HostError:  # the grader's own disk is full: a batch error, not this file's
         raise
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
-        message = f"the grader could not check it: {type(error).__name__}: {error}"
-        return {**_error(kata, display_path(path), message), **extra}
+        return failed_check(kata, path, error, extra)
+
+
+MESSAGE_CHARS = 2000  # of a check's message the grader keeps: an exception can say megabytes, each check
+
+
+def _cut(message):
+    more = len(message) - MESSAGE_CHARS
+    return message if more <= 0 else f"{message[:MESSAGE_CHARS]}… ({more:,} more characters)"
+
+
+def failed_check(kata, path, error, extra=None):
+    """The check object of a kata the grader could not check (`error`: what raised)."""
+    message = _cut(f"the grader could not check it: {type(error).__name__}: {error}")
+    return {**_error(kata, str(path), message), **(extra or {"sha256": None, "review": []})}
 
 
 def _for_graders(result):

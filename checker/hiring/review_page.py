@@ -7,9 +7,10 @@ Security Policy forbids them all, and every text that reaches the page (candidat
 is escaped: candidate code is hostile. Like exports.py, this formats and decides nothing.
 """
 
-import html
 import math
 
+from checker import escape
+from checker.hiring import review
 from checker.render import duration
 from checker.reports import isolation_text
 
@@ -31,6 +32,8 @@ section.candidate{border-top:3px solid #14532d;margin-top:32px}
 pre.code{background:#1e293b;color:#e2e8f0;padding:10px 12px;margin:0;overflow-x:auto;border-radius:4px;
 font:12px/1.5 ui-monospace,monospace}
 pre.code .ln{color:#64748b;user-select:none;display:inline-block;width:3.5em}
+pre.code{white-space:pre-wrap;overflow-wrap:anywhere}pre.code .wide{display:block;outline:2px solid #f59e0b}
+mark.hidden{background:#f59e0b;color:#1c1917;font-weight:700;border-radius:3px;padding:0 2px}
 .check{background:#fff;border-left:4px solid #b91c1c;padding:6px 10px;margin:0 0 10px;overflow-wrap:anywhere}
 .check.ok{border-left-color:#15803d}
 .check .bug{color:#7e22ce;font-weight:600}
@@ -56,13 +59,27 @@ def page(batch):
              "roster's rubric says. File times are the candidate's own clock and prove nothing alone; similar "
              "files are for a human to compare, never a verdict.</p>",
              _ranking(batch), _pairs(batch)]
-    parts += [_candidate(number, candidate) for number, candidate in enumerate(batch.candidates, start=1)]
+    parts += [_guarded(number, candidate) for number, candidate in enumerate(batch.candidates, start=1)]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
+def _guarded(number, candidate):
+    """A candidate's section; one that cannot be drawn is a section saying why, never a missing page."""
+    try:
+        return _candidate(number, candidate)
+    except Exception as error:  # noqa: BLE001 - one candidate's data must not cost the page
+        return (f'<section class="candidate" id="c{number}"><h2>{candidate.rank}. {_e(candidate.path)}</h2>'
+                f'<p class="flag">This section could not be drawn ({_e(type(error).__name__)}: {_e(error)}): '
+                "read the candidate's files and the report's JSON.</p></section>")
+
+
 def _e(text):
-    return html.escape(str(text), quote=True)
+    return escape.html(text)
+
+
+def _a(text):
+    return escape.html(text, attribute=True)
 
 
 def _ranking(batch):
@@ -71,7 +88,7 @@ def _ranking(batch):
         notes = ([f"over time ({duration(c.span_seconds)} of {c.minutes} min)"] if c.over_time else []) + \
                 ([f"{len(c.similar)} similar pair{'s' if len(c.similar) > 1 else ''}"] if c.similar else []) + \
                 ([f"{len(c.flags)} integrity flag{'s' if len(c.flags) > 1 else ''}"] if c.flags else [])
-        katas = " ".join(f'<span class="status-{_e(k.status)}" title="{_e(k.slug)}: {_e(k.status)}">'
+        katas = " ".join(f'<span class="status-{_a(k.status)}" title="{_a(k.slug)}: {_a(k.status)}">'
                          f"{_e(k.kata)}&nbsp;{k.score:.0f}</span>" for k in c.katas) or _e(c.error)
         rows.append(f'<tr><td class="num">{c.rank}</td><td><a href="#c{number}">{_e(c.path)}</a></td>'
                     f'<td class="num"><b>{c.total:.1f}</b></td><td>{_e(c.summary)}</td><td>{katas}</td>'
@@ -116,9 +133,10 @@ def _candidate(number, c):
 
 
 def _kata(candidate, kata):
-    head = (f'<h3>{_e(kata.kata)} {_e(kata.slug)} — <span class="status-{_e(kata.status)}">{_e(kata.status)}</span>'
+    head = (f'<h3>{_e(kata.kata)} {_e(kata.slug)} — <span class="status-{_a(kata.status)}">{_e(kata.status)}</span>'
             f" · {kata.passed} of {kata.total} checks · {kata.score:.0f}/100"
             f"{' · untouched stub' if kata.untouched else ''}"
+            f"{' · written in PyTorch' if kata.check.get('frontend') == 'torch' else ''}"
             f"{' · weight ' + format(kata.weight, 'g') if kata.weight != 1 else ''}"
             f"{' · bugs: ' + _e(', '.join(kata.bugs)) if kata.bugs else ''}</h3>")
     if kata.plants:
@@ -133,13 +151,24 @@ def _kata(candidate, kata):
 
 
 def _code(source):
+    """The file as Python reads it: its lines where Python ends them, every hidden character shown as a
+    badge (<U+202E>), a line wider than the reviewer sees marked and wrapped, never off-screen."""
     if source is None:
         return '<pre class="code">(not graded: the file was refused or missing)</pre>'
-    lines = bytes(source).decode("utf-8", errors="replace").splitlines()
-    shown = "".join(f'<span class="ln">{number}</span>{_e(line)}\n'
-                    for number, line in enumerate(lines[:CODE_LINES], start=1))
+    lines = review.LINES.split(bytes(source).decode("utf-8", errors="replace"))
+    if lines and lines[-1] == "":
+        lines.pop()
+    shown = "".join(_line(number, line) for number, line in enumerate(lines[:CODE_LINES], start=1))
     more = f"\n… {len(lines) - CODE_LINES} more lines" if len(lines) > CODE_LINES else ""
     return f'<pre class="code">{shown}{_e(more)}</pre>'
+
+
+def _line(number, line):
+    width = len(line.rstrip().expandtabs(8))
+    if width <= review.WIDTH:
+        return f'<span class="ln">{number}</span>{_e(line)}\n'
+    return (f'<span class="wide"><span class="ln">{number}</span><mark class="hidden">{width} columns: '
+            f"wrapped, code past column {review.WIDTH}</mark> {_e(line)}</span>\n")
 
 
 def _checks(kata):
@@ -155,7 +184,7 @@ def _checks(kata):
     for test in failing:
         bug = f' <span class="bug">→ {_e(test["bug"])}</span>' if test.get("bug") else ""
         grids = "".join(_grid(picture) for picture in pictures.get(test["name"], []))
-        parts.append(f'<div class="check"><b>{_e(test["name"])}</b> <span class="status-{_e(test["outcome"])}">'
+        parts.append(f'<div class="check"><b>{_e(test["name"])}</b> <span class="status-{_a(test["outcome"])}">'
                      f'{_e(test["outcome"])}</span>{bug}<br>{_e(test.get("message", ""))}{grids}</div>')
     return "".join(parts)
 

@@ -118,7 +118,8 @@ def _candidate(workspace):
     total = sum(kata.score * kata.weight for kata in katas) / weights if weights else 0.0
     issued = record.get("made")
     newest = max(workspace.mtimes.values(), default=None)
-    span = newest - _timestamp(issued) if newest is not None and issued else None
+    known = newest is not None and _iso(newest) != UNKNOWN  # a time out of range is flagged, never a span
+    span = newest - _timestamp(issued) if known and issued else None
     minutes = record.get("minutes")
     return Candidate(workspace.path, workspace.seed, katas, total, workspace.record, issued,
                      _iso(newest) if newest is not None else None, span, minutes,
@@ -182,8 +183,14 @@ def _timestamp(iso):
     return datetime.datetime.fromisoformat(iso).timestamp()
 
 
+UNKNOWN = "unknown"  # a modification time no date can show (a tmpfs file can claim the year 33658)
+
+
 def _iso(seconds):
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+    try:
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        return UNKNOWN
 
 
 # --- the team's rubric ------------------------------------------------------------------------------

@@ -44,7 +44,10 @@ def flagged(files, threshold=THRESHOLD):
             continue
         holders = {}  # the same tokens are compared once, whoever holds them
         for name in names:
-            tokens = normalised(files[name].get(kata), kata)
+            try:
+                tokens = normalised(files[name].get(kata), kata)
+            except (RecursionError, MemoryError):  # a file too deep to read as Python: not compared
+                tokens = None
             if tokens is not None:
                 holders.setdefault(tokens, []).append(name)
         for first, second, figure in _alike(list(holders), threshold):

@@ -101,6 +101,19 @@ def read_learner_file(path, limit=MAX_FILE_BYTES):
         os.close(fd)
 
 
+def _frontend(data):
+    """"torch" for a file that imports torch (and "torch-missing" where torch is not installed), else "numpy"."""
+    if b"torch" not in data:  # the common case, without tokenizing
+        return "numpy"
+    import importlib.util
+
+    from checker.sandbox.torch_bridge import imports_torch
+
+    if not imports_torch(data):
+        return "numpy"
+    return "torch" if importlib.util.find_spec("torch") else "torch-missing"
+
+
 @dataclass
 class LearnerError(Exception):
     """The learner's code raised: its type, message and the lines of the learner's file it ran through."""
@@ -135,8 +148,11 @@ class Sandbox:
                             f"{tempfile.gettempdir()}: no learner's doing)") from None
         self._files = {}  # abspath -> (the child's path, the bytes): kept here, never read back
         self.unreadable = None  # why the learner's file could not be read, if it could not
+        self.frontend = "numpy"  # or "torch": a file that imports torch gets tensors (torch_bridge.py)
         try:
-            copy = self._keep(self.path, read_learner_file(self.path) if source is None else source)
+            data = read_learner_file(self.path) if source is None else source
+            self.frontend = _frontend(data)
+            copy = self._keep(self.path, data)
             for other in also:
                 self._keep(Path(other), read_learner_file(other))
         except (OSError, ValueError) as error:
@@ -148,6 +164,8 @@ class Sandbox:
         argv = [str(copy), str(self.limits.memory_mb), str(self.limits.cpu_limit),
                 str(self.limits.output_bytes), str(self.folder), str(disk), "strict" if self.limits.strict else "lenient"]
         env = {**CHILD_ENV, "TMPDIR": str(self.folder), "HOME": str(self.folder)}
+        if self.frontend == "torch":
+            env["KATA_FRONTEND"] = "torch"
         writer = os.open(f"/proc/self/fd/{self._output.fileno()}", os.O_WRONLY | os.O_APPEND) \
             if sys.platform == "linux" else os.dup(self._output.fileno())  # the child cannot read its output back
         try:
@@ -208,6 +226,10 @@ class Sandbox:
         """Import the learner's file; return the names in `names` it does not define as functions."""
         if self.unreadable:
             raise SandboxError(f"the checker could not read the file: {self.unreadable}")
+        if self.frontend == "torch-missing":
+            from checker.sandbox.torch_bridge import INSTALL_HINT
+
+            raise SandboxError(INSTALL_HINT)
         reply, _ = self._ask({"op": "load", "names": list(names)})
         self.signatures = reply.get("signatures") or {}
         return reply["missing"]

@@ -14,6 +14,7 @@ import sys
 import traceback
 
 import numpy as np
+import torch_bridge  # beside this script too; it imports torch only when asked (bridge.setup)
 from wire import FULL_ISOLATION, decode, encode, receive, send  # beside this script (child.py puts it on the path)
 
 OUTPUT_LIMIT = "OutputLimit"  # the error type of a print past the output limit (the learner raised nothing)
@@ -150,7 +151,7 @@ def _address_space():
         return None
 
 
-def _serve(requests, replies, path):
+def _serve(requests, replies, path, bridge=None):
     objects = {}  # handle id -> learner object
     module = None
 
@@ -159,6 +160,10 @@ def _serve(requests, replies, path):
         args = [decode(arg, blobs, objects.__getitem__) for arg in request["args"]]
         kwargs = {key: decode(value, blobs, objects.__getitem__) for key, value in request["kwargs"].items()}
         name = request["name"]
+        if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
+            sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
+            result = len(target) if name == "__len__" else getattr(target, name)(*sent, **kwargs)
+            return bridge.to_numpy(result), args
         result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
         return result, args
 
@@ -237,15 +242,18 @@ def main(argv, applied=(), missing=None):
     request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes, folder, _, mode = argv
     requests = os.fdopen(int(request_fd), "rb")
     replies = os.fdopen(int(reply_fd), "wb")
+    bridge = torch_bridge if os.environ.get("KATA_FRONTEND") == "torch" else None
+    if bridge:  # before the limits: torch's own mappings are not the learner's
+        bridge.setup()
     _limit(int(memory_mb), int(cpu_seconds), int(output_bytes))
     _dump_stack_on_signal()
     import isolation
 
-    now_applied, now_missing = isolation.restrict(readable(), [folder])
+    now_applied, now_missing = isolation.restrict(readable() + tuple(bridge.readable() if bridge else ()), [folder])
     warm_up()
     applied, missing = list(applied) + now_applied, {**(missing or {}), **now_missing}
     send(replies, {"applied": applied, "missing": missing})
     if mode == "strict" and not set(FULL_ISOLATION) <= set(applied):
         return
     sys.argv = [path]
-    _serve(requests, replies, os.path.abspath(path))
+    _serve(requests, replies, os.path.abspath(path), bridge)

@@ -1,0 +1,91 @@
+"""Candidate-derived text made safe for the channel it reaches: one function a channel, used by every renderer.
+
+A file or folder name, a link target, printed output, an exception message or a line of code comes from
+candidate code, so it is hostile: raw, it could clear a terminal and draw a fake ranking (ESC sequences),
+add a "## Reviewer sign-off" section, a tracking image or an HTML comment to a Markdown report (newlines and
+markup), run a formula in a spreadsheet (a CSV cell starting with =), or make a line of code read as
+something else (bidirectional-text controls, Trojan Source). Data stays raw; each renderer escapes at the
+point where the text meets its channel:
+
+- `terminal`: no control character but tab (and newline only where the layout puts it: `lines`);
+- `markdown`: no markup (every character that could start some backslash-escaped, no line break);
+- `csv_cell`: never starts with =, +, -, @, a tab or a carriage return (OWASP's rule), nor their look-alikes,
+  and shows hidden characters;
+- `html`: escaped, with invisible characters shown (marked, in text).
+
+Everywhere, a character that is invisible or moves the text (controls, bidi and other format characters,
+line and paragraph separators) is shown as `<U+202E>`: a reviewer sees it is there.
+"""
+
+import re
+import unicodedata
+
+HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, separators
+# what can start inline markup mid-line: emphasis, code, links and images, HTML and comments, entities,
+# tables, strike-through, math, GFM's bare links (http://, www., an address with @); an underscore inside a
+# word cannot, and stays as it is
+_MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|:(?=//)|(?<=www)\.)")
+_FORMULA = tuple("=+-@\t\r") + ("\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and minus, full-width forms
+
+
+def hidden(char):
+    """Whether `char` is invisible or reorders the text around it (tab and newline excepted)."""
+    return char not in "\t\n" and unicodedata.category(char) in HIDDEN
+
+
+def name(char):
+    """`<U+202E>`: how a hidden character is shown."""
+    return f"<U+{ord(char):04X}>"
+
+
+def hidden_characters(text):
+    """The distinct hidden characters of `text`, in order of appearance (newline and tab are not hidden)."""
+    text = str(text)
+    if text.isprintable():  # the common case, at C speed: no control, format or separator character
+        return []
+    return list(dict.fromkeys(char for char in text if hidden(char)))
+
+
+def visible(text, newlines=False):
+    """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(name(char) if hidden(char) or (char == "\n" and not newlines) else char for char in text)
+
+
+def terminal(text):
+    """One piece of a terminal line: no control character but tab, no newline (the layout places those)."""
+    return visible(text)
+
+
+def lines(text):
+    """Text the layout shows line by line (printed output): its lines, each safe for the terminal."""
+    return [terminal(line) for line in str(text).replace("\r\n", "\n").split("\n")]
+
+
+def markdown(text):
+    """Inline Markdown (a table cell, a list item) that renders as the text itself: no heading, link, image,
+    HTML, comment, emphasis or line break can come from it."""
+    return _MARKDOWN.sub(r"\\\1", visible(text))
+
+
+def csv_cell(text):
+    """A CSV cell a spreadsheet shows as text: one that could start a formula gets a leading apostrophe, and
+    a hidden character is shown (a line break stays: the CSV quotes it)."""
+    text = visible(text, newlines=True)
+    return "'" + text if text.lstrip(" ").startswith(_FORMULA) else text
+
+
+def html(text, attribute=False):
+    """HTML text (hidden characters shown as <U+202E> in a <mark>) or, with `attribute`, an attribute's
+    quoted value (shown as <U+202E>): escaped either way."""
+    import html as _html  # the page's alone: `kata check` starts without it
+
+    if attribute:
+        return _html.escape(visible(text, newlines=True), quote=True)
+    escaped = _html.escape(str(text), quote=True)
+    if not any(hidden(char) for char in escaped):
+        return escaped
+    return "".join(f'<mark class="hidden">{_html.escape(name(char))}</mark>' if hidden(char) else char
+                   for char in escaped)

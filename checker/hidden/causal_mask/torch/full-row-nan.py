@@ -1,0 +1,21 @@
+"""Kata 03 in PyTorch: masked_fill(-inf) then F.softmax: a query with no visible key gives NaN."""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+def causal_mask(n_q, n_k=None):
+    n_k = n_q if n_k is None else n_k
+    return torch.ones(n_q, n_k, dtype=torch.bool).tril(diagonal=n_k - n_q)
+
+
+def attention(q, k, v, mask=None):
+    q, k, v = (torch.as_tensor(t) for t in (q, k, v))
+    dtype = torch.promote_types(torch.promote_types(q.dtype, k.dtype), torch.promote_types(v.dtype, torch.float32))
+    q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~torch.as_tensor(mask, dtype=torch.bool), float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return weights @ v, weights

@@ -1,0 +1,163 @@
+"""`%%kata NN` in Jupyter: check a cell's code as kata NN's file, in the same sandbox as `kata check`.
+
+The cell's text is handed to the sandbox as the kata file's bytes: it is never run in the notebook's own
+process, so the kernel's namespace is untouched, and a cell that loops ends with a timeout verdict while the
+kernel lives on. The verdict shows as HTML (status, named bugs, messages, the weight pictures as tables) with
+the same text as a plain fallback for consoles. Progress is recorded as `kata check` records it.
+
+    %load_ext checker
+    %%kata 02
+    import numpy as np
+    def softmax(x, axis=-1): ...
+"""
+
+import shlex
+
+from checker import escape
+from checker.results import Status
+
+_COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#cf222e",
+            Status.TIMEOUT: "#9a6700", Status.NOT_STARTED: "#57606a"}
+
+
+def load_ipython_extension(ipython):
+    """What `%load_ext checker` calls: register the `%%kata` cell magic."""
+    ipython.register_magic_function(kata_magic, magic_kind="cell", magic_name="kata")
+
+
+def kata_magic(line, cell):
+    """%%kata NN [--timeout SECONDS]: check this cell as kata NN's file (in the sandbox, never in this kernel)."""
+    from IPython.display import display
+
+    try:
+        kata, seconds = _arguments(line)
+    except ValueError as problem:
+        display(Verdict(None, None, error=str(problem)))
+        return
+    display(check_cell(kata, cell, seconds))
+
+
+def _arguments(line):
+    from checker import catalog
+    from checker.sandbox import DEFAULT_SECONDS
+
+    words = shlex.split(line)
+    seconds = DEFAULT_SECONDS
+    if "--timeout" in words:
+        at = words.index("--timeout")
+        try:
+            seconds = float(words[at + 1])
+        except (IndexError, ValueError):
+            raise ValueError("--timeout takes a number of seconds, e.g. %%kata 02 --timeout 5") from None
+        del words[at:at + 2]
+    if len(words) != 1:
+        raise ValueError("usage: %%kata NN [--timeout SECONDS], e.g. %%kata 02")
+    try:
+        return catalog.find(words[0]), seconds
+    except catalog.UnknownKata as unknown:
+        raise ValueError(str(unknown)) from None
+
+
+def check_cell(kata, cell, seconds):
+    """Check the cell's text as `kata`'s file; the verdict to display, with the check recorded as progress."""
+    from checker import catalog
+    from checker.cli.common import kata_prompts, learner_seed, load_progress, save
+    from checker.runner import check
+    from checker.sandbox import Limits
+
+    workspace = catalog.find_workspace()
+    result = check(kata, f"cell-{kata.filename}", Limits(seconds=seconds),
+                   learner_seed(workspace, kata), source=cell.encode("utf-8"))
+    record = load_progress(workspace)
+    record.record_check(result.kata, result.status.value, result.bugs, digest=None)
+    save(record)
+    prompts = None if result.status == Status.PASSED else kata_prompts(kata)
+    return Verdict(result, prompts)
+
+
+class Verdict:
+    """A check's result as rich output: `_repr_html_` for notebooks, `__repr__` (kata check's text) elsewhere."""
+
+    def __init__(self, result, prompts, error=None):
+        self.result, self.prompts, self.error = result, prompts, error
+
+    def __repr__(self):
+        if self.error:
+            return self.error
+        import click
+
+        from checker import render
+
+        return click.unstyle(render.check_text(self.result, self.prompts, command="%%kata"))
+
+    def _repr_html_(self):
+        if self.error:
+            return f'<div style="color:#cf222e">{escape.html(self.error)}</div>'
+        return result_html(self.result, self.prompts)
+
+
+def result_html(result, prompts=None):
+    """The verdict as one HTML block. Every string from the learner's code (messages, printed output) is escaped."""
+    status = Status(result.status)
+    colour = _COLOURS.get(status, "#57606a")
+    passed = sum(t.outcome == Status.PASSED for t in result.tests)
+    parts = [f'<div class="kata-verdict"><p><b style="color:{colour}">{escape.html(status.value.upper())}</b> '
+             f'kata {escape.html(result.kata)} {escape.html(result.slug)}: {passed} of {len(result.tests)} checks '
+             f'passed in {result.seconds:.2f} s</p>']
+    if result.bugs:
+        parts.append("<p>Named: " + ", ".join(f"<code>{escape.html(b)}</code>" for b in result.bugs) + "</p>")
+    if status == Status.NOT_STARTED and prompts is not None:
+        parts.append(f"<pre>{escape.html(prompts.brief)}</pre>")
+    parts += [_failure_html(test, prompts) for test in result.ranked_failures]
+    if result.output:
+        parts.append(f"<details><summary>printed</summary><pre>{escape.html(result.output)}</pre></details>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _failure_html(test, prompts):
+    lines = [f'<div style="margin:0.5em 0"><b>✗ {escape.html(test.name)}</b>: {escape.html(test.message)}']
+    if test.picture is not None:
+        lines.append(grid_html(test.picture))
+    for line, function, code in test.where[-3:]:
+        lines.append(f"<br><code>line {int(line)} in {escape.html(str(function))}: {escape.html(str(code))}</code>")
+    if test.bug:
+        fix = prompts.fixes.get(test.bug) if prompts else None
+        lines.append(f"<br>→ <b><code>{escape.html(test.bug)}</code></b>" + (f". Fix: {escape.html(fix)}" if fix else ""))
+    lines.append("</div>")
+    return "".join(lines)
+
+
+def grid_html(grid):
+    """The learner's weights and the expected ones as two HTML tables (cells that differ in red), or "" when
+    the terminal's picture would not be drawn either."""
+    import numpy as np
+
+    from checker.render import GRID_MAX
+
+    got, want = np.asarray(grid.got, np.float64), np.asarray(grid.want, np.float64)
+    if got.shape != want.shape or got.ndim != 2 or max(got.shape) > GRID_MAX:
+        return ""
+    allowed = np.ones(got.shape, bool) if grid.allowed is None else np.broadcast_to(grid.allowed, got.shape)
+    with np.errstate(invalid="ignore"):
+        differs = ~(np.isclose(got, want, rtol=1e-3, atol=1e-3) | (np.isnan(got) & np.isnan(want)))
+    tables = [_table(f"{grid.title}: yours", got, allowed, differs),
+              _table("expected", want, allowed, np.zeros_like(differs))]
+    return '<div style="display:flex;gap:2em;flex-wrap:wrap">' + "".join(tables) + "</div>"
+
+
+def _table(title, values, allowed, differs):
+    import numpy as np
+
+    head = "".join(f"<th>k{j}</th>" for j in range(values.shape[1]))
+    rows = []
+    for i, row in enumerate(values):
+        cells = []
+        for j, value in enumerate(row):
+            text = "·" if not allowed[i, j] and value == 0 else ("nan" if value != value else f"{value:.2f}")
+            style = ' style="color:#cf222e;font-weight:bold"' if differs[i, j] else ""
+            cells.append(f"<td{style}>{text}</td>")
+        rows.append(f"<tr><th>q{i}</th>{''.join(cells)}<td><i>{np.sum(row):.2f}</i></td></tr>")
+    return (f'<table style="font-family:monospace;text-align:right"><caption>{escape.html(title)}</caption>'
+            f"<tr><th></th>{head}<th>sum</th></tr>{''.join(rows)}</table>")
+

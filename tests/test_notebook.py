@@ -1,0 +1,78 @@
+"""The `%%kata NN` cell magic: in a real Jupyter kernel (through nbclient) where the notebook extra is installed,
+and its HTML rendering everywhere."""
+
+import html
+import re
+
+import pytest
+
+from checker import catalog
+from checker.notebook import Verdict, result_html
+from checker.runner import check
+from tests.conftest import ZOO
+
+
+def test_weight_pictures_and_messages_are_html_tables_with_every_string_escaped():
+    kata = catalog.find("03")
+    result = check(kata, ZOO / "03" / "mask-after-softmax.py")
+    page = result_html(result)
+    assert "mask-after-softmax" in page and "<table" in page and "expected</caption>" in page
+    pictures = [t for t in result.tests if t.picture is not None]
+    assert pictures, "control: the terminal draws a weight picture for this file"
+    assert page.count("<table") == 2 * sum(max(t.picture.got.shape) <= 8 for t in pictures)
+
+
+def test_printed_text_and_messages_never_reach_the_page_raw(tmp_path):
+    hostile = tmp_path / "02_softmax.py"
+    hostile.write_text('print("<script>alert(1)</script>", flush=True)\n'
+                       'def softmax(x, axis=-1):\n    raise ValueError("<img src=x onerror=alert(2)>")\n')
+    result = check(catalog.find("02"), hostile)
+    assert "<script>" in result.output and any("<img" in t.message for t in result.tests), "control"
+    page = result_html(result)
+    assert "<script>" not in page and "<img" not in page
+    assert html.escape("<script>alert(1)</script>") in page
+
+
+def test_a_usage_mistake_is_one_line_not_a_traceback():
+    from checker.notebook import _arguments
+
+    with pytest.raises(ValueError, match="unknown kata '99'"):
+        _arguments("99")
+    with pytest.raises(ValueError, match="usage"):
+        _arguments("")
+    assert "usage" in Verdict(None, None, error="usage: %%kata NN")._repr_html_()
+
+
+def _kernel_notebook(cells):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(text) for text in cells]
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(catalog.ROOT)}}).execute()
+    return notebook
+
+
+def _html(cell):
+    return "".join(out.get("data", {}).get("text/html", "") for out in cell.outputs)
+
+
+def test_the_magic_in_a_real_kernel_checks_in_the_sandbox_and_leaves_the_namespace_alone():
+    reference = (catalog.ROOT / "solutions" / "02_softmax.py").read_text()
+    buggy = (ZOO / "02" / "no-max-shift.py").read_text()
+    notebook = _kernel_notebook([
+        "%load_ext checker\nbefore = sorted(globals())",
+        "%%kata 02\n" + reference,
+        "%%kata softmax\n" + buggy,
+        "%%kata 02 --timeout 1\nimport os\nos.environ['KATA_RAN_HERE'] = '1'\nwhile True:\n    pass\n",
+        "import os\nprint(sorted(n for n in set(globals()) - set(before) if n[0] != '_' and n not in ('before', 'os')),"
+        " os.environ.get('KATA_RAN_HERE'))",
+    ])
+    passed, named, looped, after = notebook.cells[1:]
+    assert re.search(r">PASSED</b> kata 02 softmax: (\d+) of \1 checks", _html(passed))
+    assert "no-max-shift" in _html(named) and ">FAILED</b>" in _html(named)
+    assert ">TIMEOUT</b>" in _html(looped)
+    # the kernel lived on, ran nothing of the cells, and gained no name from them
+    # the kernel lived on, and ran nothing of the cells: no `softmax`, no `np`, no environment variable set
+    assert after.outputs[0]["text"].strip() == "[] None"
