@@ -224,7 +224,7 @@ def readable():
     return tuple(sorted(set(paths)))
 
 
-def warm_up():
+def warm_up(bridge=None):
     """NumPy calls of the kinds a kata makes, and a message through the wire format, once, before hello:
     their one-time allocations are then in the baseline the parent reads, not in the learner's figures."""
     a = np.linspace(-1.0, 1.0, 64).reshape(1, 2, 4, 8)
@@ -236,6 +236,8 @@ def warm_up():
         np.concatenate([x, x], axis=2), np.stack([x, x]), np.maximum(x, 0), np.isneginf(x), np.errstate(all="ignore")
     blobs = []
     decode(encode((a, [a], 1.0), blobs), blobs)
+    if bridge:
+        bridge.warm_up(a)
 
 
 def main(argv, applied=(), missing=None):
@@ -250,7 +252,7 @@ def main(argv, applied=(), missing=None):
     import isolation
 
     now_applied, now_missing = isolation.restrict(readable() + tuple(bridge.readable() if bridge else ()), [folder])
-    warm_up()
+    warm_up(bridge)
     applied, missing = list(applied) + now_applied, {**(missing or {}), **now_missing}
     send(replies, {"applied": applied, "missing": missing})
     if mode == "strict" and not set(FULL_ISOLATION) <= set(applied):
