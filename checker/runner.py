@@ -47,10 +47,13 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
 
 def _run_all(kata, boxes, seed, file):
     """Every hidden test on the learner's file in `boxes[0]`'s child; the `measured` ones last, each in a fresh
-    child of its own (appended to `boxes`), so its peak memory and its time limit are its own."""
+    child of its own (started at once, appended to `boxes`), so its peak memory and its time limit are its own."""
     import numpy as np  # not before the learner's process is on its way
 
     sandbox, hidden = boxes[0], kata.hidden()
+    tests = sorted(hidden_tests(hidden), key=lambda test: getattr(test, "measured", False))
+    spares = [sandbox.again() for test in tests if getattr(test, "measured", False)]  # starting while we go on
+    boxes += spares
     try:
         missing = sandbox.load(hidden.API)
     except (LearnerError, SandboxError) as error:
@@ -66,14 +69,14 @@ def _run_all(kata, boxes, seed, file):
     session = SandboxSession(sandbox, file, call_text, Failure)
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
-    outcomes, tests = [], sorted(hidden_tests(hidden), key=lambda test: getattr(test, "measured", False))
+    outcomes = []
     for test in tests:
         name, measured = test.__name__.removeprefix("test_"), getattr(test, "measured", False)
         if not measured and sandbox.process.poll() is not None:
             continue  # timed out or died: nothing left to ask it (a measured test has a child of its own)
         if measured:  # a child of its own: its peak since hello, and its time, are its own
-            boxes.append(sandbox.again())
-            session.sandbox = sandbox = boxes[-1]
+            session.sandbox = sandbox = spares.pop(0)
+            sandbox.deadline = time.monotonic() + sandbox.limits.seconds  # its time starts now
             try:
                 sandbox.load(hidden.API)
             except (LearnerError, SandboxError) as error:
