@@ -623,3 +623,28 @@ def test_a_cpu_limit_with_no_room_ends_in_sigkill():
     code = ("import resource; resource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
     done = subprocess.run([sys.executable, "-c", code], timeout=60)
     assert done.returncode == -signal.SIGKILL
+
+
+def test_a_full_disk_is_the_batchs_error_never_a_candidates(batch, monkeypatch):
+    """Should the grader's own machine fail the sandbox (no room for a child's output), the batch stops with
+    that said; no candidate gets an error row for it."""
+    import errno
+
+    from checker import sandbox
+    from checker.sandbox import wire
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    from checker.hiring import grade as grading
+
+    monkeypatch.chdir(batch["here"])
+    monkeypatch.setattr(sandbox, "_output_file", full)  # the grade workers are forked: they inherit it
+    probe = grading.probe_isolation
+    for probed in (probe, lambda limits: {"applied": list(wire.FULL_ISOLATION), "missing": {}, "level": "full"}):
+        monkeypatch.setattr(grading, "probe_isolation", probed)  # the grader's own probe fails first, else a worker
+        stopped = run("grade", "honest", "--report", "full.md")
+        assert stopped.exit_code != 0 and "No space left on device" in stopped.output, stopped.output
+        assert "no learner's doing" in stopped.output and not (batch["here"] / "full.md").exists()
+        state = batch["here"] / "full.md.state.jsonl"
+        assert not state.exists() or "honest" not in state.read_text()  # no error row saved for the candidate

@@ -118,7 +118,10 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         if path and not path.parent.is_dir():
             raise UsageProblem(f"no such folder for the report: {path.parent}")
     limits = Limits(seconds=timeout, message_bytes=16 * 2**20, strict=not insecure)
-    isolation = {**grading.probe_isolation(limits), "insecure": insecure}
+    try:
+        isolation = {**grading.probe_isolation(limits), "insecure": insecure}
+    except grading.GradeError as error:  # the grader's own machine (a full disk)
+        raise Problem(str(error)) from None
     if isolation["level"] != "full":
         missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
         if not insecure:
