@@ -99,8 +99,9 @@ def load_module(path, name):
 def all_katas():
     """Every kata with a reference solution, in id order.
 
-    The slug is the name of the kata's folder in checker/hidden/, which the file's name starts with:
-    `08_flash_attention.py` with a folder `flash/` is kata 08, slug `flash`.
+    The slug is the name of the kata's folder in checker/hidden/, which the file's name starts or ends with:
+    `08_flash_attention.py` with a folder `flash/` is kata 08, slug `flash`; `11_attention_backward.py` with
+    a folder `backward/` is kata 11, slug `backward`.
     """
     folders = {path.name for path in HIDDEN.iterdir() if (path / "tests.py").is_file()}
     katas = []
@@ -108,7 +109,8 @@ def all_katas():
         found = _NAME.match(path.name)
         if found:
             number, name = found.groups()
-            folder = max((f for f in folders if name == f or name.startswith(f + "_")), key=len, default=name)
+            folder = max((f for f in folders if name == f or name.startswith(f + "_") or name.endswith("_" + f)),
+                         key=len, default=name)
             katas.append(Kata(number, folder.replace("_", "-"), "" if folder == name else name))
     return katas
 

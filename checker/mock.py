@@ -64,13 +64,16 @@ def pick(katas, unpassed, seed):
     return kata, f"Drawn (seed {seed}) among the {len(pool)} katas that do not pass here yet: {ids}."
 
 
-def fresh_copy(kata, workspace):
-    """The mock's own file, .kata/mock/NN_slug.py, holding the shipped stub: the learner's file is left alone."""
+def fresh_copy(kata, workspace, folder="mock"):
+    """The mock's own file, .kata/mock/NN_slug.py, holding the shipped stub as an interviewer hands it out
+    (stubs.interview: the contract, without the TODO steps and the notes on traps); the learner's file is
+    left alone. `folder`: another folder of .kata/ (`kata review` keeps its own)."""
+    from checker import stubs
     from checker.workspace import pristine_stub
 
-    path = Path(workspace) / ".kata" / "mock" / kata.filename
+    path = Path(workspace) / ".kata" / folder / kata.filename
     stub = pristine_stub(kata)
-    progress.atomic_write(path, stub if stub is not None else kata.stub_path.read_text(encoding="utf-8"))
+    progress.atomic_write(path, stubs.interview(stub if stub is not None else kata.stub_path.read_text(encoding="utf-8")))
     return path
 
 

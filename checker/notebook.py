@@ -72,14 +72,37 @@ def check_cell(kata, cell, seconds):
     record.record_check(result.kata, result.status.value, result.bugs, digest=None)
     save(record)
     prompts = None if result.status == Status.PASSED else kata_prompts(kata)
-    return Verdict(result, prompts)
+    return Verdict(result, prompts, repro=_repro(kata, result, cell, workspace))
+
+
+def _repro(kata, result, cell, workspace):
+    """The first failure as a runnable snippet (checker/repro.py), on a copy of the cell kept in
+    .kata/notebook/, or None. Running it is the learner's choice: it runs the cell's code where it is run."""
+    from pathlib import Path
+
+    from checker import repro
+
+    failed = next((test for test in result.ranked_failures if test.calls), None)
+    if failed is None:
+        return None
+    folder = Path(workspace) / ".kata"
+    copy = folder / "notebook" / Path(kata.filename).name
+    target = folder / "repro" / Path(kata.filename).name
+    try:
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(cell, encoding="utf-8")
+        snippet = repro.build(failed, copy, kata.id, target.with_suffix(".npz"), result.frontend)
+        return None if snippet is None else (repro.write(snippet, target)[0], snippet.code)
+    except OSError:
+        return None  # a repro is a help: no writable workspace, no repro
 
 
 class Verdict:
     """A check's result as rich output: `_repr_html_` for notebooks, `__repr__` (kata check's text) elsewhere."""
 
-    def __init__(self, result, prompts, error=None):
+    def __init__(self, result, prompts, error=None, repro=None):
         self.result, self.prompts, self.error = result, prompts, error
+        self.repro = repro  # (path written, snippet) of the first failure, or None
 
     def __repr__(self):
         if self.error:
@@ -93,7 +116,12 @@ class Verdict:
     def _repr_html_(self):
         if self.error:
             return f'<div style="color:#cf222e">{escape.html(self.error)}</div>'
-        return result_html(self.result, self.prompts)
+        page = result_html(self.result, self.prompts)
+        if self.repro:
+            path, code = self.repro
+            page += (f"<details><summary>Repro, written to {escape.html(str(path))}: run it with "
+                     f"<code>%run {escape.html(str(path))}</code></summary><pre>{escape.html(code)}</pre></details>")
+        return page
 
 
 def result_html(result, prompts=None):

@@ -11,8 +11,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-FORMAT_VERSION = 3  # 2 added bugs_seen, 3 last_checked; older files are read as they are
-_READABLE_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4  # 2 added bugs_seen, 3 last_checked, 4 the review fields and quiz; older files are read as they are
+_READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclass
@@ -25,6 +25,11 @@ class KataProgress:
     bugs_seen: list = field(default_factory=list)  # bug ids the checks named, in first-seen order
     last_checked: str | None = None  # a digest of the file the last attempt checked
     seed: int | None = None  # the seed the learner's stub was drawn with (kata reset 10 --seed); None: default
+    bug_hits: dict = field(default_factory=dict)  # bug id -> how many checks named it
+    last_passed: float | None = None  # time of the latest pass (a check, or a review)
+    interval_days: float | None = None  # kata review: days from the last clean pass to the next review
+    due: float | None = None  # kata review: when it is due again (None: from last_passed and interval_days)
+    reviews: int = 0  # reviews done
 
     @property
     def ever_passed(self):
@@ -33,7 +38,8 @@ class KataProgress:
 
 _TYPES = {"status": (str,), "attempts": (int,), "hints_used": (int,), "first_seen": (int, float, type(None)),
           "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,), "last_checked": (str, type(None)),
-          "seed": (int, type(None))}
+          "seed": (int, type(None)), "bug_hits": (dict,), "last_passed": (int, float, type(None)),
+          "interval_days": (int, float, type(None)), "due": (int, float, type(None)), "reviews": (int,)}
 
 
 @dataclass
@@ -41,6 +47,8 @@ class Progress:
     path: Path
     katas: dict = field(default_factory=dict)  # id -> KataProgress
     warning: str | None = None  # set when the file on disk could not be used
+    quiz: dict = field(default_factory=dict)  # question id -> [times asked, times missed] (kata review asks the missed)
+    interview: str | None = None  # `kata review --until DATE`: the day the review is spread up to (ISO date)
 
     def of(self, kata_id):
         return self.katas.setdefault(kata_id, KataProgress())
@@ -53,14 +61,27 @@ class Progress:
         entry.status = status
         if status == "not-started":
             return
-        if digest is None or digest != entry.last_checked:
+        attempt = digest is None or digest != entry.last_checked
+        if attempt:
             entry.attempts += 1
+            for bug in dict.fromkeys(bugs):  # a re-check of the same file hits nothing again
+                entry.bug_hits[bug] = entry.bug_hits.get(bug, 0) + 1
         entry.last_checked = digest if digest is not None else entry.last_checked
         entry.bugs_seen += [bug for bug in dict.fromkeys(bugs) if bug not in entry.bugs_seen]
         if entry.first_seen is None:
             entry.first_seen = now
         if status == "passed" and entry.seconds_to_pass is None:
             entry.seconds_to_pass = round(now - entry.first_seen, 1)
+        if status == "passed" and attempt:
+            entry.last_passed = now
+
+    def record_answers(self, asked):
+        """Keep, per quiz question, how often it was asked and missed (quiz.Asked, answered ones only)."""
+        for question in asked:
+            if question.answered:
+                counts = self.quiz.setdefault(question.question.id, [0, 0])
+                counts[0] += 1
+                counts[1] += not question.correct
 
     def passes_now(self, kata_id, digest=None):
         """Its last check passed, on the file as it is now (`digest`; a reset or an edit since undoes a pass)."""
@@ -76,7 +97,8 @@ class Progress:
         return next(iter(self.unpassed(katas, digests)), None)
 
     def save(self):
-        data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())}}
+        data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())},
+                "quiz": dict(sorted(self.quiz.items())), "interview": self.interview}
         atomic_write(self.path, json.dumps(data, indent=2))
 
 
@@ -104,9 +126,15 @@ def load(workspace):
         if data.get("format_version") not in _READABLE_VERSIONS:
             raise ValueError(f"format_version {data.get('format_version')!r}")
         katas = {str(k): _entry(v) for k, v in data["katas"].items()}
+        quiz = {str(k): [int(n) for n in v] for k, v in data.get("quiz", {}).items()}
+        if any(len(counts) != 2 for counts in quiz.values()):
+            raise ValueError("quiz: expected [asked, missed] for each question")
+        interview = data.get("interview")
+        if interview is not None and not isinstance(interview, str):
+            raise ValueError(f"interview = {interview!r}")
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         return Progress(path, warning=f"{path} could not be read ({error}); starting a fresh record")
-    return Progress(path, katas)
+    return Progress(path, katas, quiz=quiz, interview=interview)
 
 
 def _entry(data):
@@ -119,4 +147,6 @@ def _entry(data):
             raise ValueError(f"{name} = {value!r}")
     if not all(isinstance(bug, str) for bug in data.get("bugs_seen", [])):
         raise ValueError(f"bugs_seen = {data['bugs_seen']!r}")
+    if not all(isinstance(bug, str) and type(n) is int for bug, n in data.get("bug_hits", {}).items()):
+        raise ValueError(f"bug_hits = {data['bug_hits']!r}")
     return KataProgress(**data)

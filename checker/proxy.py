@@ -12,6 +12,7 @@ class SandboxSession:
         self.call_text = call_text  # (name, **args) -> the call as a failure message shows it
         self.failure = failure  # the exception a failed hidden test raises (the test kit's, handed in)
         self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
+        self.calls = []  # this test's calls, in order (Call), for a repro of its failure (see checker/repro.py)
 
     def trace_nonfinite(self, message=""):
         """Where in the learner's file the failing call's result got its first NaN or inf, or None.
@@ -22,6 +23,29 @@ class SandboxSession:
             return None
         named = [call for text, call in self.nonfinite_calls if text and text in message]
         return self.sandbox.trace(*(named or [self.nonfinite_calls[0][1]])[0])
+
+
+class Call:
+    """One call a hidden test made into the sandbox, as sent: what a repro replays."""
+
+    __slots__ = ("function", "args", "kwargs", "made")
+
+    def __init__(self, function, args, kwargs):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.made = None  # the id of the learner object it returned, if it returned one
+
+    @property
+    def name(self):
+        return self.function.name
+
+    @property
+    def target(self):
+        return self.function.target
+
+    @property
+    def text(self):
+        """The call as failure messages show it."""
+        return self.function.describe(*self.args, **self.kwargs)
 
 
 class Learner:
@@ -67,6 +91,7 @@ class LearnerFunction:
         """`(result, figures)`: the call, with {"cpu_seconds", "peak_bytes"} read from the kernel by the parent
         (see Sandbox.measure; `counted` is accepted and unused: the kernel counts the whole process)."""
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        self._session.calls.append(Call(self, args, kwargs))
         try:
             return self._session.sandbox.measure(self.name, sent, kwargs, self.target)
         except LearnerError as error:
@@ -83,6 +108,8 @@ class LearnerFunction:
         from checker.sandbox.wire import Handle  # imports NumPy: not before the child is on its way
 
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        call = Call(self, args, kwargs)
+        self._session.calls.append(call)
         try:
             reply = self._session.sandbox.call(self.name, sent, kwargs, self.target, return_args)
         except LearnerError as error:
@@ -93,6 +120,7 @@ class LearnerFunction:
             raise self._session.failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
                           "its result (a missing `return`?)")
         if isinstance(result, Handle):
+            call.made = result.id
             result = LearnerObject(self._session, result)
         elif _has_nonfinite(result):
             self._session.nonfinite_calls.append((self.describe(*args, **kwargs),

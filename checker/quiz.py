@@ -8,6 +8,7 @@ Kinds of question:
 - worked: the design card's worked examples, the answer computed from the reference solutions.
 """
 
+import re
 import string
 from dataclasses import dataclass, field
 
@@ -42,7 +43,8 @@ class Question:
     choices: tuple = ()  # choice: ({"text": ..., "correct": bool}, ...)
     tolerance: float | None = None  # numbers: the largest accepted error
     decimals: int | None = None  # predict and worked: the rounding the prompt asks for
-    unit: str | None = None  # a byte unit (MiB): the answer is a size, and replies may carry their own unit
+    unit: str | None = None  # a byte unit (MiB: the answer is a size, replies may carry their own unit) or a
+    # noun the reply may carry though the prompt does not say it ("tokens")
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Asked:
     given: str | None = None
     correct: bool = False
     exact: object = None  # the answer before the rounding the prompt asks for
+    answered: bool = False  # its reply was read (or the input ended): a Ctrl-C leaves the rest unanswered
 
     @property
     def answer_text(self):
@@ -101,8 +104,8 @@ def parse_questions(slug, entries, where):
         if kind == "choice" and len({quiz_reply.words(str(c.get("text", ""))) for c in entry["choices"]}) < len(
                 entry["choices"]):
             raise QuizError(f"{here}: two choices differ only in case or punctuation")
-        if "unit" in entry and str(entry["unit"]).lower() not in quiz_reply.BYTE_UNITS:
-            raise QuizError(f"{here}: unit must be a byte unit ({', '.join(quiz_reply.BYTE_UNITS)})")
+        if "unit" in entry and not re.fullmatch(r"[a-z][a-z_ ]*", str(entry["unit"]).lower()):
+            raise QuizError(f"{here}: unit must be a byte unit ({', '.join(quiz_reply.BYTE_UNITS)}) or a noun")
         if kind in ("templated", "predict") and not (isinstance(entry["draw"], dict) and all(
                 isinstance(values, list) and values for values in entry["draw"].values())):
             raise QuizError(f"{here}: draw must map each name to a non-empty list of values")
@@ -194,12 +197,25 @@ def _round(value, decimals):
 
 
 def run(asked, read_reply, show):
-    """Put each question, read its reply (None: unanswered), grade it and show the verdict."""
+    """Put each question, read its reply (None: unanswered), grade it and show the verdict. A reply that
+    reads as no option and no number is said to be unreadable and asked again, never marked wrong.
+    Ctrl-C (KeyboardInterrupt, or click's Abort) is the caller's: `answered` says how far it got."""
     for number, question in enumerate(asked, start=1):
         show(render.question_text(question, number, len(asked)))
-        grade(question, read_reply())
+        reply = read_reply()
+        while reply is not None and reply.strip() and not understood(question, reply):
+            show(render.unreadable_text(question, reply, hedged=quiz_reply.plain(reply, approximate=False) is None))
+            reply = read_reply()
+        grade(question, reply)
+        question.answered = True
         show(render.verdict_text(question))
     return sum(q.correct for q in asked)
+
+
+def answered(asked):
+    """(right, answered): the score of the questions answered so far."""
+    done = [q for q in asked if q.answered]
+    return sum(q.correct for q in done), len(done)
 
 
 # --- grading -------------------------------------------------------------------------------------
@@ -211,12 +227,27 @@ def grade(asked, reply):
     return asked.correct
 
 
+def understood(asked, reply):
+    """True when a reply reads as one of the options, or as numbers (right or wrong)."""
+    if asked.question.kind == "choice":
+        return quiz_reply.choice(reply, asked.choices) is not None
+    return quiz_reply.readable(reply, *_reading(asked))
+
+
+def _reading(asked):
+    """How a number question reads its replies: (byte unit or None, its own nouns, approximate or not)."""
+    q = asked.question
+    unit = (q.unit or "").lower()
+    nouns = quiz_reply.words_of(f"{asked.prompt} {unit}")
+    return (unit if unit in quiz_reply.BYTE_UNITS else None), nouns, q.tolerance is not None or q.decimals is not None
+
+
 def _matches(asked, reply):
     expected = asked.expected
     if asked.question.kind == "choice":
         return quiz_reply.choice(reply, asked.choices) == expected
     wanted = _flatten(expected)
-    numbers = quiz_reply.numbers(reply, len(wanted), (asked.question.unit or "").lower() or None)
+    numbers = quiz_reply.numbers(reply, len(wanted), *_reading(asked))
     if numbers is None:
         return False
     if isinstance(expected, tuple):

@@ -21,10 +21,15 @@ _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 MAX_EXPONENT = 64  # 2^28 and 1000^2 are answers; 9^9^9 is not
 
 
-def numbers(text, count, unit=None):
+def numbers(text, count, unit=None, nouns=(), approximate=False):
     """The `count` numbers a reply holds, or None. `unit` (a key of BYTE_UNITS): the question is about
-    bytes in that unit, so a reply may carry its own byte unit (`24 MiB`, `25165824 bytes`)."""
-    text = re.sub(r"sqrt\s*([\d.]+)", r"sqrt(\1)", text.strip().lower().translate(_SPELLED))
+    bytes in that unit, so a reply may carry its own byte unit (`24 MiB`, `25165824 bytes`). `nouns`: the
+    question's own words, which may stand beside the number (`48 heads`, `head 0`); `approximate`: the
+    question asks for a rounded figure, so `about 0.13` and `~0.13` read as 0.13. Number words read as
+    numbers (`nine`, `forty-eight`)."""
+    text = plain(text, nouns, approximate)
+    if text is None:
+        return None
     if unit:
         text, scale = _strip_unit(text, unit)
         if text is None:
@@ -42,6 +47,82 @@ def numbers(text, count, unit=None):
     if found is None or len(found) != count:
         return None
     return [value * scale for value in found]
+
+
+def plain(text, nouns=(), approximate=False):
+    """A reply with its number words as digits and the question's own nouns (and, for an approximate
+    figure, `about` or `~`) taken off, lower case; None when it says `about` where an exact figure is asked."""
+    text = re.sub(r"sqrt\s*([\d.]+)", r"sqrt(\1)", text.strip().lower().translate(_SPELLED))
+    text = _spelled_numbers(text)
+    hedge = re.match(r"^(about|around|roughly|approximately|approx\.?|circa|~|≈)\s*", text)
+    if hedge:
+        if not approximate:
+            return None
+        text = text[hedge.end():]
+    words = text.split()
+    while words and words[0] in nouns:
+        words.pop(0)
+    while words and words[-1] in nouns:
+        words.pop()
+    return " ".join(words)
+
+
+_ONES = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SCALES = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9}
+_NUMBER_WORD = "|".join([*_ONES, *_TENS, *_SCALES])
+_NUMBER_WORDS = re.compile(rf"\b(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))*\b")
+
+
+def _spelled_numbers(text):
+    """`nine` as 9, `forty-eight` as 48, `two thousand and five` as 2005; a run it cannot read stays words."""
+    def value(match):
+        total, current = 0, None
+        for word in re.split(r"[\s-]+", match.group(0)):
+            if word == "and":
+                continue
+            if word in _ONES or word in _TENS:
+                number = _ONES.get(word, _TENS.get(word))
+                if current is not None and (current % 10 or number >= 10 or current < 20):
+                    return match.group(0)  # "nine nine": two numbers, or none
+                current = (current or 0) + number
+            elif word == "hundred":
+                current = (current or 1) * 100
+            else:
+                total += (current or 1) * _SCALES[word]
+                current = None
+        return str(total + (current or 0))
+
+    return _NUMBER_WORDS.sub(value, text)
+
+
+def words_of(text):
+    """The nouns of a question's text, singular and plural, which a reply may repeat beside its number
+    (`48 heads`, `head 0`); never a word that means arithmetic, a number or a byte unit."""
+    found = set()
+    for word in re.findall(r"[a-z][a-z_]*", text.lower()):
+        stem = word[:-3] + "y" if word.endswith("ies") else word[:-1] if word.endswith("s") else word
+        found |= {word, stem, stem[:-1] + "ies" if stem.endswith("y") else stem + "s"}
+    return frozenset(word for word in found if len(word) > 1 and word not in _NOT_NOUNS)
+
+
+def readable(text, unit=None, nouns=(), approximate=False):
+    """True when a reply reads as one number or several (whatever the count the question wants)."""
+    if numbers(text, 1, unit, nouns, approximate) is not None:
+        return True
+    text = plain(text, nouns, approximate)
+    if text is None:
+        return False
+    if unit:
+        text, _ = _strip_unit(text, unit)
+    return text is not None and _list(text) is not None
+
+
+_NOT_NOUNS = {"sqrt", "x", "e", "inf", "nan", "and", "or", "of", "to", "the", "a", "an", "is", "by", "per", "times",
+              "plus", "minus", "over", "divided", "not", "no", "about", "around", "roughly", "approximately",
+              *_ONES, *_TENS, *_SCALES, *BYTE_UNITS}
 
 
 def _strip_unit(text, unit):

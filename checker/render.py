@@ -4,7 +4,7 @@ import os
 
 import click
 
-from checker import escape
+from checker import escape, layout
 from checker.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
@@ -48,15 +48,20 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if result.bugs and not strict:
         summary += " · bugs: " + ", ".join(result.bugs)
     lines.append(f"{click.style(label, fg=colour, bold=True)}  {summary} · {result.seconds:.2f} s")
+    if result.status == Status.NOT_STARTED and result.unreachable:
+        lines += [""] + [f"Your code below line {u.raise_line} never runs: {u.function}() still holds the "
+                         f"stub's `raise NotImplementedError` ({escape.terminal(result.file)}:{u.raise_line}), so line "
+                         f"{u.first_line} and the rest are unreachable. Delete the raise." for u in result.unreachable]
+        return "\n".join(layout.fit(lines))
     if result.status == Status.NOT_STARTED:
         lines += ["", "The stub still raises NotImplementedError. The task:", ""]
         if prompts:
-            lines += ["  " + line for line in prompts.brief.splitlines()]
+            lines += [layout.Kept(line) for line in layout.reflow(prompts.brief.splitlines(), layout.current(), "  ")]
         again = (" and save it: each save is checked" if watching
                  else f", then run `{command} check {result.kata}` again")
         lines += ["", f"Edit {escape.terminal(result.file)}{again}."
                   + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
-        return "\n".join(lines)
+        return "\n".join(layout.fit(lines))
     if strict:
         lines += _strict_lines(result)
     else:
@@ -72,20 +77,23 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
         lines += ["", "Every check passed."]
         if next_step:
             lines.append(click.style(next_step, bold=True))
-    return "\n".join(lines)
+    return "\n".join(layout.fit(lines))
 
 
 def _failures_lines(result, prompts, command, shown):
     failures = _fold_repeated_crashes(result.ranked_failures)
     shown = len(failures) if shown is None else shown
-    lines = []
+    lines, fixed = [], set()
     for test, repeats in failures[:shown]:
-        lines += [""] + _failure_lines(test, result.file, prompts)
+        lines += [""] + _failure_lines(test, result.file, prompts, fixed)
         if repeats:
             lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
     hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
         lines += ["", f"... and {hidden} more: `{command} check {result.kata} --verbose` shows every check."]
+    if shown > 1 and any(test.calls for test, _ in failures):
+        lines += ["", f"`{command} check {result.kata} --repro` writes the first failing call as a Python snippet "
+                      "to run on your file."]
     return lines
 
 
@@ -110,7 +118,7 @@ def summary_lines(results):
         bugs = f"  bugs: {', '.join(result.bugs)}" if result.bugs else ""
         lines.append(f"  {result.kata} {result.slug:<12} {click.style(f'{label:<11}', fg=colour, bold=True)} "
                      f"{passed:>2} of {len(result.tests):>2} checks{bugs}")
-    return "\n".join(lines)
+    return "\n".join(layout.fit(lines))
 
 
 def _fold_repeated_crashes(failures):
@@ -127,14 +135,19 @@ def _fold_repeated_crashes(failures):
     return shown
 
 
-def _failure_lines(test, file, prompts):
+def _failure_lines(test, file, prompts, fixed=None):
+    """One failure: its message, picture, lines of the learner's file and bug; the bug's fix only the first
+    time it is named (`fixed`: the bugs whose fix is shown already)."""
     mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
     lines = [f"{mark} {click.style(test.name, bold=True)}: {escape.terminal(test.message)}"]
     if test.picture is not None:
-        lines += ["    " + line for line in grid_lines(test.picture)]
+        width = layout.current()
+        lines += [layout.Kept("    " + line) for line in grid_lines(test.picture, None if width is None else width - 4)]
     lines += [_at(file, *where) for where in test.where[-3:]]
     if test.bug:
-        fix = prompts.fixes.get(test.bug) if prompts else None
+        fix = prompts.fixes.get(test.bug) if prompts and test.bug not in (fixed or ()) else None
+        if fixed is not None:
+            fixed.add(test.bug)
         lines.append("    -> " + click.style(test.bug, fg="magenta", bold=True) + (f". Fix: {fix}" if fix else ""))
     return lines
 
@@ -148,8 +161,9 @@ GRID_MAX = 8  # bigger tables are described, not drawn
 _CELL = 6
 
 
-def grid_lines(grid):
-    """The learner's weights beside the expected ones, one row per query, with each row's sum.
+def grid_lines(grid, width=None):
+    """The learner's weights beside the expected ones, one row per query, with each row's sum; the two
+    stacked, yours first, when side by side they would not fit `width` columns (after a 4-space indent).
 
     Blocked cells show `·` (a blocked cell that got weight shows its value); a cell that differs from
     the expected one is marked `*` and coloured, so the picture survives NO_COLOR.
@@ -163,13 +177,17 @@ def grid_lines(grid):
     with np.errstate(invalid="ignore"):
         differs = ~(np.isclose(got, want, rtol=1e-3, atol=1e-3) | (np.isnan(got) & np.isnan(want)))
     keys = "".join(f"{'k' + str(j):>{_CELL}}" for j in range(got.shape[1])) + "    sum"
-    width = len(keys) + 4
-    lines = [f"{'    ' + grid.title + ': yours':<{width}}   expected", f"    {keys}   {'':4}{keys}"]
-    for i in range(got.shape[0]):
-        mine = "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
-        right = "".join(_cell(want[i, j], allowed[i, j], False) for j in range(got.shape[1]))
-        lines.append(f"q{i:<3}{mine}{_sum(got[i], want[i])}   q{i:<3}{right}{_sum(want[i], want[i])}")
-    return lines
+    block = len(keys) + 4
+    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
+            + _sum(got[i], want[i]) for i in range(got.shape[0])]
+    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False) for j in range(got.shape[1]))
+             + _sum(want[i], want[i]) for i in range(got.shape[0])]
+    if width is not None and 2 * block + 3 > width:  # stacked: yours, then the expected ones
+        return [layout.Kept(line) for line in [f"    {grid.title}: yours", f"    {keys}", *mine, "    expected",
+                                                f"    {keys}", *right]]
+    lines = [f"{'    ' + grid.title + ': yours':<{block}}   expected", f"    {keys}   {'':4}{keys}"]
+    lines += [f"{a}   {b}" for a, b in zip(mine, right)]
+    return [layout.Kept(line) for line in lines]
 
 
 def _cell(value, allowed, differs):
@@ -197,7 +215,20 @@ def question_text(asked, number, total):
     q = asked.question
     lines = [click.style(f"Question {number} of {total}", bold=True) + f"  ({q.kata}, {q.kind})", asked.prompt]
     lines += [f"  {chr(ord('a') + i)}) {text}" for i, text in enumerate(asked.choices)]
-    return "\n".join(lines)
+    return "\n".join(layout.fit(lines))
+
+
+def unreadable_text(asked, reply, hedged=False):
+    """A reply that reads as no option and no number: said so, and asked again (never marked wrong).
+    `hedged`: it said "about" where the question wants the exact figure."""
+    if hedged:
+        want = "an exact figure: this question wants the number itself, without `about` or `~`"
+    elif asked.choices:
+        want = f"a letter (a to {chr(ord('a') + len(asked.choices) - 1)}) or the start of an option"
+    else:
+        want = "a number, a shape or arithmetic (`2^28`, `1/sqrt(64)`)"
+    said = click.style("Could not read that", fg="yellow", bold=True) + f" ({escape.terminal(reply.strip())!r}) as {want}."
+    return "\n".join(layout.fit([said + " Try again:"]))
 
 
 def verdict_text(asked):
@@ -207,22 +238,18 @@ def verdict_text(asked):
         head = click.style("Unanswered.", fg="yellow", bold=True) + f" The answer: {asked.answer_text}"
     else:
         head = click.style("Not quite.", fg="red", bold=True) + f" The answer: {asked.answer_text}"
-    return f"{head}\n{asked.explanation}\n"
+    return "\n".join(layout.fit([head, *asked.explanation.splitlines()])) + "\n"
 
 
-def score_text(correct, asked, replay):
-    """The score, and the exact command that asks the same questions again."""
-    return click.style(f"Score: {correct} of {asked}", bold=True) + f"  (`{replay}` asks the same questions again)"
-
-
-def list_text(rows):
-    """`kata list`: one line a kata. rows: (kata, title, progress.KataProgress)."""
-    lines = [f"{'id':<3} {'kata':<12} {'':<32} {'status':<12} {'attempts':>8} {'hints':>6}  first pass after"]
-    for kata, title, entry in rows:
-        status = styled_status(entry.status, 12)
-        lines.append(f"{kata.id:<3} {kata.slug:<12} {title:<32} {status} {entry.attempts:>8} {entry.hints_used:>6}  "
-                     f"{duration(entry.seconds_to_pass)}")
-    return "\n".join(lines)
+def score_text(correct, asked, replay, answered=None):
+    """The score, and the exact command that asks the same questions again (None: there is none);
+    `answered`: stopped after that many."""
+    if answered is not None and answered < asked:
+        head = f"Stopped. Score so far: {correct} of {answered} answered ({asked} asked)"
+    else:
+        head = f"Score: {correct} of {asked}"
+    again = f"  (`{replay}` asks the same questions again)" if replay else ""
+    return "\n".join(layout.fit([click.style(head, bold=True) + again]))
 
 
 def duration(seconds):
@@ -251,7 +278,7 @@ def watch_text(result, prompts, number, at, banner=None, next_step=None):
     lines = [f"{head}  check {number} at {at:%H:%M:%S} · save any kata to check it · Ctrl-C leaves", ""]
     if banner:
         lines += [click.style(banner, fg="green", bold=True), ""]
-    return "\n".join(lines + [check_text(result, prompts, watching=True, next_step=next_step)])
+    return "\n".join(layout.fit(lines) + [check_text(result, prompts, watching=True, next_step=next_step)])
 
 
 def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attempts=0, strict=True, why=None):
@@ -260,17 +287,20 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     lines = [f"{head}  {click.style(clock_text(seconds_left) + ' left', fg='cyan', bold=True)}"]
     if why:
         lines.append(why)
-    lines += ["", click.style(prompts.title, bold=True)] + ["  " + line for line in prompts.brief.splitlines()] + [""]
+    brief = prompts.brief.replace(f"katas/{kata.filename}", file)  # the mock's own file, not the learner's
+    lines += ["", click.style(prompts.title, bold=True)]
+    lines += [layout.Kept(line) for line in layout.reflow(brief.splitlines(), layout.current(), "  ")] + [""]
     if result is None:
         lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, {questions} questions "
                      "follow. Ctrl-C stops (the report is still written).")
         lines.append("Strict mode: the checks that fail, no bug names and no fixes (`--coach` shows them)."
                      if strict else "Coach mode: failures name the bug and its fix.")
     elif result.status != Status.NOT_STARTED:
-        lines += [f"Attempt {attempts}:", check_text(result, prompts, watching=True, strict=strict)]
+        lines += [f"Attempt {attempts}:"] + [layout.Kept(line) for line in check_text(
+            result, prompts, watching=True, strict=strict).splitlines()]
     else:
         lines.append(f"Attempt {attempts}: the stub still raises NotImplementedError. Edit {file} and save.")
-    return "\n".join(lines)
+    return "\n".join(layout.fit(lines))
 
 
 # --- kata dev check ----------------------------------------------------------------------------------

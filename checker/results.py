@@ -22,6 +22,7 @@ class TestOutcome:
     where: list = field(default_factory=list)  # learner file lines: [line, function, code]
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
+    calls: list = field(default_factory=list, repr=False)  # a failure's calls (proxy.Call), for its repro
 
     def to_json(self):
         return {"name": self.name, "outcome": Status(self.outcome).value, "bug": self.bug, "message": self.message}
@@ -36,6 +37,7 @@ class Result:
     tests: list[TestOutcome]
     seconds: float
     output: str = ""  # what the learner's code printed
+    unreachable: list = field(default_factory=list)  # stubs.Unreachable: code written below the stub's raise
     frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 
     @property

@@ -37,12 +37,37 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
     file = display_path(path)
     try:
         outcomes = _run_all(kata, boxes, seed, file)
-        output = "".join(box.output() for box in boxes)
+        output = "".join(_as_the_learner_sees_it(box.output(), box, path, file) for box in boxes)
     finally:
         for box in boxes:
             box.close()
-    return Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes, time.monotonic() - started, output,
-                  frontend=boxes[0].frontend.removesuffix("-missing"))
+    result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes, time.monotonic() - started, output,
+                    frontend=boxes[0].frontend.removesuffix("-missing"))
+    if result.status == Status.NOT_STARTED:
+        from checker import stubs
+
+        result.unreachable = stubs.unreachable(source if source is not None else _read(path))
+    return result
+
+
+def _read(path):
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def _as_the_learner_sees_it(output, sandbox, path, file):
+    """What the learner's code printed, with the sandbox's private copy named as the learner's own file (a
+    warning's `file:line`), and without a traceback of the checker's own worker (a crash outside their code)."""
+    try:
+        output = output.replace(sandbox.private_path(path), file)
+    except KeyError:  # the file could not be read: there is no copy
+        pass
+    start = output.find("Traceback (most recent call last):")
+    if start >= 0 and "/sandbox/worker.py" in output[start:]:
+        output = output[:start].rstrip("\n") + ("\n" if start else "")
+    return output
 
 
 def _run_all(kata, boxes, seed, file):
@@ -84,6 +109,8 @@ def _run_all(kata, boxes, seed, file):
                 break
         fixtures["rng"] = np.random.default_rng([seed, zlib.crc32(name.encode())])
         outcomes.append(run_test(test, name, fixtures, session))
+        if outcomes[-1].message.endswith(MEMORY):
+            break  # out of memory: nothing more to learn from asking again
     return sorted(outcomes, key=lambda outcome: order.get(outcome.name, len(order)))
 
 
@@ -108,12 +135,20 @@ def signature_problem(api, signatures):
 
 
 def run_test(test, name, fixtures, session):
+    """One hidden test's outcome; a failure keeps the test's calls, for its repro."""
+    wanted = _parameters(test)
+    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
+    session.calls = []  # every call of this test, kept with a failure for its repro
+    outcome = _outcome(test, name, fixtures, session, wanted)
+    if outcome.outcome != Status.PASSED:
+        outcome.calls = session.calls
+    return outcome
+
+
+def _outcome(test, name, fixtures, session, wanted):
     import numpy as np  # loaded by _run_all by now; the module itself does not import NumPy
 
     from checker.testkit import Failure  # imports NumPy, as above
-
-    wanted = _parameters(test)
-    session.nonfinite_calls = []  # what this test's calls made, so its own failing call is traced
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
@@ -127,6 +162,8 @@ def run_test(test, name, fixtures, session):
         call = getattr(error, "call", "the code")
         if error.not_implemented:
             return TestOutcome(name, Status.NOT_STARTED, message=f"{call} still raises NotImplementedError")
+        if error.type == "MemoryError":
+            return TestOutcome(name, Status.ERROR, where=error.frames, message=memory_message(call, session))
         if error.type == OUTPUT_LIMIT:
             return TestOutcome(name, Status.ERROR, where=error.frames, message=f"{call} printed more than the checker "
                                f"keeps ({session.sandbox.limits.output_bytes:,} bytes) and was stopped: print less")
@@ -134,12 +171,22 @@ def run_test(test, name, fixtures, session):
     except Timeout as timeout:
         return TestOutcome(name, Status.TIMEOUT, message=_timeout_message(timeout, session))
     except Died as died:
+        if "MemoryError" in session.sandbox.output(limit=1 << 16)[-2000:]:  # it died allocating
+            return TestOutcome(name, Status.ERROR, message=memory_message("the code", session))
         return TestOutcome(name, Status.ERROR, message=str(died))
     except Exception as error:  # noqa: BLE001 - a result the test could not make sense of
         if os.environ.get("KATA_DEBUG"):
             raise
         return TestOutcome(name, Status.FAILED, message=f"could not check the result: {type(error).__name__}: {error}")
     return TestOutcome(name, Status.PASSED)
+
+
+MEMORY = "(a loop that keeps allocating, or a table too big?); the other checks were not run"
+
+
+def memory_message(call, session):
+    """Running out of memory, said the same way wherever it happens (a call, the reply, the process)."""
+    return f"{call} ran out of memory: the sandbox allows {session.sandbox.limits.memory_mb:,} MiB {MEMORY}"
 
 
 @functools.lru_cache(maxsize=None)

@@ -2,9 +2,10 @@
 
 A causal mask lets each query see its own position and the earlier ones, never the future. When
 there are fewer queries than keys (a prompt continued, a decode step) the queries are the LAST
-n_q of the n_k positions, so the mask's diagonal sits in its bottom-right corner. The mask acts on
-the scores before the softmax: a blocked key gets weight exactly 0, and the visible ones still
-sum to 1.
+n_q of the n_k positions, so the mask's diagonal sits in its bottom-right corner. A blocked key
+gets weight exactly 0, and the visible ones still sum to 1.
+
+Trap: the mask acts on the scores before the softmax, not on the weights after it.
 """
 
 import numpy as np

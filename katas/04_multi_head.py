@@ -1,8 +1,10 @@
 """Kata 04: multi-head attention.
 
 h heads run h small attentions side by side, each in d_head = d_model / h channels, and W_O mixes
-their concatenated outputs. In code a head is one more batch axis: split (b, n, d_model) into
-(b, h, n, d_head) by a reshape THEN a transpose, attend, merge back, project.
+their concatenated outputs.
+
+Hint: in code a head is one more batch axis: split (b, n, d_model) into (b, h, n, d_head) by a
+reshape THEN a transpose, attend, merge back, project.
 """
 
 import numpy as np

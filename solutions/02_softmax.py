@@ -1,8 +1,9 @@
 """Kata 02: a numerically stable softmax.
 
-Softmax turns any slice of scores into weights that are >= 0 and sum to 1. Done naively,
-exp() overflows for large scores and underflows to 0/0 for very negative ones; shifting each
-slice by its own maximum fixes both without changing the result.
+Softmax turns any slice of scores into weights that are >= 0 and sum to 1, for any finite input.
+
+Trap: done naively, exp() overflows for large scores and underflows to 0/0 for very negative ones;
+shifting each slice by its own maximum fixes both without changing the result.
 """
 
 import numpy as np

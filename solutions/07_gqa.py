@@ -4,8 +4,10 @@ A KV cache stores one key and one value per head and position. Grouped-query att
 query head but shares each key/value head among a group of h_q / h_kv consecutive query heads, so
 the cache shrinks by that factor: h_kv = h_q is plain multi-head attention, h_kv = 1 is multi-query
 attention. Query head i reads kv head i // (h_q / h_kv): heads 0 and 1 share kv head 0, heads 2 and 3
-kv head 1, and so on. Repeating each kv head in place (np.repeat) keeps that order; tiling the kv heads
-(np.tile) pairs query head i with kv head i % h_kv instead, and still runs.
+kv head 1, and so on.
+
+Trap: repeating each kv head in place (np.repeat) keeps that order; tiling the kv heads (np.tile)
+pairs query head i with kv head i % h_kv instead, and still runs.
 """
 
 import numpy as np

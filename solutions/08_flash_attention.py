@@ -3,9 +3,11 @@
 Plain attention builds the whole (n_q, n_k) table of scores, then its softmax: memory that grows with
 n_q * n_k. FlashAttention never holds that table. It visits the keys in blocks and keeps, for each
 query, three running numbers: the largest score seen so far (m), the sum of exp(score - m) so far (l)
-and the weighted sum of values so far (o). When a block brings a larger score, the old sum and output
-were measured against the old max, so both are multiplied by exp(m_old - m_new) before the block is
-added. At the end o / l is exactly softmax(scores) @ v, whatever the block size.
+and the weighted sum of values so far (o). At the end o / l is exactly softmax(scores) @ v, whatever
+the block size.
+
+Hint: when a block brings a larger score, the old sum and output were measured against the old max,
+so both are multiplied by exp(m_old - m_new) before the block is added.
 """
 
 import numpy as np

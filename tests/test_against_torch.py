@@ -297,3 +297,43 @@ def test_sampling_draw_matches_torch_searchsorted(rng):
     u = np.array([0.0, 0.31, 0.77, 0.999])
     expected = torch.searchsorted(tensor(np.cumsum(probs, -1)), tensor(u)[:, None], right=True)[:, 0].numpy()
     assert reference("sampling").sample_token(probs, u).tolist() == expected.tolist()
+
+
+def _autograd(q, k, v, d_out, allowed):
+    """(dq, dk, dv) of PyTorch's SDPA (float64) with a boolean mask, by autograd; k and v may be broadcast."""
+    leaves = [tensor(x).requires_grad_() for x in (q, k, v)]
+    out = F.scaled_dot_product_attention(*leaves, attn_mask=None if allowed is None else tensor(allowed))
+    out.backward(tensor(d_out))
+    return [leaf.grad.numpy() for leaf in leaves]
+
+
+@pytest.mark.parametrize("n_q, n_k, padding", [(4, 6, False), (3, 5, True), (5, 5, False), (5, 2, False)])
+def test_attention_backward_matches_torch_autograd(rng, n_q, n_k, padding):
+    q, k, v = rng.normal(size=(2, 3, n_q, 5)), rng.normal(size=(2, 3, n_k, 5)), rng.normal(size=(2, 3, n_k, 7))
+    d_out = rng.normal(size=(2, 3, n_q, 7))
+    mask = reference("causal-mask").causal_mask(n_q, n_k)  # (5, 2): queries 0-2 see no key
+    if padding:
+        keep = np.ones((2, 1, 1, n_k), bool)
+        keep[1, ..., :2] = False  # example 1's keys 0-1 are padding
+        mask = mask & keep
+    got = reference("backward").attention_backward(q, k, v, d_out, mask)
+    for mine, theirs in zip(got, _autograd(q, k, v, d_out, mask)):
+        np.testing.assert_allclose(mine, np.nan_to_num(theirs), rtol=1e-10, atol=1e-12)
+
+
+def test_attention_backward_broadcast_matches_torch_autograd(rng):
+    q, d_out = rng.normal(size=(2, 3, 4, 5)), rng.normal(size=(2, 3, 4, 2))
+    k, v = rng.normal(size=(6, 5)), rng.normal(size=(1, 6, 2))  # shared by every example and head
+    got = reference("backward").attention_backward(q, k, v, d_out)
+    for mine, theirs in zip(got, _autograd(q, k, v, d_out, None)):
+        assert mine.shape == theirs.shape
+        np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+def test_softmax_backward_matches_torch_autograd(rng, axis):
+    x, dy = tensor(rng.normal(size=(3, 4, 5)) * 3).requires_grad_(), rng.normal(size=(3, 4, 5))
+    y = torch.softmax(x, dim=axis)
+    y.backward(tensor(dy))
+    got = reference("backward").softmax_backward(y.detach().numpy(), dy, axis)
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-10, atol=1e-13)

@@ -43,14 +43,14 @@ def test_a_usage_mistake_is_one_line_not_a_traceback():
     assert "usage" in Verdict(None, None, error="usage: %%kata NN")._repr_html_()
 
 
-def _kernel_notebook(cells):
+def _kernel_notebook(cells, folder):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(text) for text in cells]
     nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(catalog.ROOT)}}).execute()
+                            resources={"metadata": {"path": str(folder)}}).execute()
     return notebook
 
 
@@ -58,7 +58,8 @@ def _html(cell):
     return "".join(out.get("data", {}).get("text/html", "") for out in cell.outputs)
 
 
-def test_the_magic_in_a_real_kernel_checks_in_the_sandbox_and_leaves_the_namespace_alone():
+def test_the_magic_in_a_real_kernel_checks_in_the_sandbox_and_leaves_the_namespace_alone(tmp_path):
+    (tmp_path / "katas").mkdir()  # the notebook's workspace: its progress and repro go there
     reference = (catalog.ROOT / "solutions" / "02_softmax.py").read_text()
     buggy = (ZOO / "02" / "no-max-shift.py").read_text()
     notebook = _kernel_notebook([
@@ -68,10 +69,13 @@ def test_the_magic_in_a_real_kernel_checks_in_the_sandbox_and_leaves_the_namespa
         "%%kata 02 --timeout 1\nimport os\nos.environ['KATA_RAN_HERE'] = '1'\nwhile True:\n    pass\n",
         "import os\nprint(sorted(n for n in set(globals()) - set(before) if n[0] != '_' and n not in ('before', 'os')),"
         " os.environ.get('KATA_RAN_HERE'))",
-    ])
+    ], tmp_path)
     passed, named, looped, after = notebook.cells[1:]
     assert re.search(r">PASSED</b> kata 02 softmax: (\d+) of \1 checks", _html(passed))
     assert "no-max-shift" in _html(named) and ">FAILED</b>" in _html(named)
+    assert "<summary>Repro, written to" in _html(named) and "kata.softmax(" in _html(named)
+    assert (tmp_path / ".kata" / "repro" / "02_softmax.py").is_file()
+    assert '"02"' in (tmp_path / ".kata" / "progress.json").read_text()  # recorded as kata check records it
     assert ">TIMEOUT</b>" in _html(looped)
     # the kernel lived on, ran nothing of the cells, and gained no name from them
     # the kernel lived on, and ran nothing of the cells: no `softmax`, no `np`, no environment variable set

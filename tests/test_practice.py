@@ -68,6 +68,11 @@ def right_answer(asked):
     return "abcdefgh"[asked.expected] if asked.question.kind == "choice" else quiz.expected_text(asked)
 
 
+def wrong_answer(asked):
+    """A reply that reads as an answer, and is wrong (one that reads as nothing is asked again)."""
+    return "abcdefgh"[(asked.expected + 1) % len(asked.choices)] if asked.question.kind == "choice" else "12345678"
+
+
 # --- the watch loop --------------------------------------------------------------------------------
 
 def test_the_loop_checks_at_start_and_on_each_change_only(tmp_path):
@@ -189,13 +194,14 @@ def test_ctrl_c_leaves_watch_with_one_line_and_exit_0(workspace):
     assert "Traceback" not in result.output
 
 
-def test_watch_with_every_kata_passed_asks_for_one(workspace):
+def test_watch_with_every_kata_passed_congratulates_and_points_on(workspace):
     record = progress.load(workspace)
     for kata in catalog.all_katas():
         record.record_check(kata.id, "passed")
     record.save()
     result = run("watch")
-    assert result.exit_code == 2 and "every kata passes" in result.output
+    assert result.exit_code == 0 and "Every kata passes here: well done." in result.output
+    assert all(f"`kata {command}" in result.output for command in ("quiz", "mock", "review"))
 
 
 # --- kata mock -----------------------------------------------------------------------------------
@@ -216,7 +222,7 @@ def take_hint(workspace):
 
 def test_a_mock_that_passes(workspace):
     asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)
-    replies = [right_answer(asked[0]), "12345678", right_answer(asked[2])]
+    replies = [right_answer(asked[0]), wrong_answer(asked[1]), right_answer(asked[2])]
     clock = FakeClock((10, save_in_mock(workspace, ZOO / "softmax" / "no-max-shift.py")),
                       (20, take_hint(workspace)),
                       (30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")),
@@ -269,20 +275,21 @@ def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(works
 
     thread = threading.Thread(target=learner)
     thread.start()
-    result = run("mock", "--kata", "softmax", "--minutes", "0.5", "--poll", "0.02", "--report",
-                 str(workspace / "mine.json"), input="a\nb\nc\n", clock=clock)
+    replies = [wrong_answer(asked) for asked in quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)]
+    result = run("mock", "--kata", "softmax", "--minutes", "0.5", "--poll", "0.02", "--seed", "7", "--report",
+                 str(workspace / "mine.json"), input="\n".join(replies) + "\n", clock=clock)
     thread.join()
     assert result.exit_code == 0, result.output
     report = json.loads((workspace / "mine.json").read_text())
     assert report == the_report(workspace)
     assert report["status"] == "passed" and report["attempts"] == 1 and 0.2 <= report["seconds_to_pass"] < 30
-    assert report["quiz"]["asked"] == 3 and [q["given"] for q in report["quiz"]["questions"]] == ["a", "b", "c"]
+    assert report["quiz"]["asked"] == 3 and [q["given"] for q in report["quiz"]["questions"]] == replies
 
 
 def test_running_out_of_time_ends_with_the_report(workspace):
     clock = FakeClock((30, save_in_mock(workspace, ZOO / "softmax" / "global-max.py")))
     result = run("mock", "--kata", "02", "--minutes", "2", clock=clock)
-    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output  # 0 only for passed
     assert "Time is up." in result.output and "| status | out of time |" in result.output
     report = the_report(workspace)
     assert report["status"] == "out of time" and report["seconds_to_pass"] is None
@@ -295,13 +302,13 @@ def test_running_out_of_real_time(workspace):
     started = time.monotonic()
     result = run("mock", "--kata", "02", "--minutes", "0.005", "--poll", "0.02")
     assert time.monotonic() - started < 5
-    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output
     assert the_report(workspace)["status"] == "out of time"
 
 
 def test_ctrl_c_stops_a_mock_and_still_writes_the_report(workspace):
     result = run("mock", "--kata", "02", clock=FakeClock((90, interrupt)))
-    assert result.exit_code == 0 and "Traceback" not in result.output and "Stopped." in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output and "Stopped." in result.output
     report = the_report(workspace)
     assert report["status"] == "stopped" and report["attempts"] == 0
 
@@ -319,7 +326,7 @@ def test_the_mock_draws_a_kata_not_passed_yet_and_says_why(workspace):
         record.record_check(kata.id, "passed")
     record.save()
     result = run("mock", "--seed", "3", "--minutes", "1", clock=FakeClock())
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # out of time
     drawn = mock.pick(katas, katas[-2:], 3)[0]
     assert the_report(workspace)["kata"] == drawn.id
     assert f"Mock interview: {drawn}" in result.output
@@ -420,7 +427,7 @@ def test_list_shows_attempts_hints_and_time_to_first_pass(workspace):
     assert row["status"] == "passed" and row["attempts"] == 2 and row["hints_used"] == 1
     assert row["seconds_to_pass"] is not None and row["bugs_seen"] == ["missing-scale"]
     lines = run("list").output.splitlines()
-    assert lines[0].split() == ["id", "kata", "status", "attempts", "hints", "first", "pass", "after"]
+    assert lines[0].split() == ["id", "kata", "status", "attempts", "hints", "time", "to", "pass"]
     assert lines[1].startswith("01  scores") and re.search(r" passed +2 +1  \d+ s$", lines[1]), lines[1]
     assert lines[2].startswith("02  softmax") and re.search(r" unchecked +0 +0  -$", lines[2]), lines[2]
 

@@ -90,7 +90,7 @@ def test_a_start_shared_by_two_choices_is_no_answer():
     ("2,359,297", 2359296, False), ("2,35,9296", 2359296, False), ("1,000", 10**6, False), ("2^27", 2**28, False),
     ("sqrt(127)", 11.31, False), ("1/0", 0.125, False), ("sqrt(-1)", 0.125, False), ("9^9^9", 2**28, False),
     ("2**1000", 2**28, False), ("__import__('os').getpid()", 0.125, False), ("x", 0.125, False),
-    ("0.125 0.5", 0.125, False), ("1/8 MiB", 0.125, False), ("eight", 8, False),
+    ("0.125 0.5", 0.125, False), ("1/8 MiB", 0.125, False), ("eight", 8, True), ("nine", 8, False),
 ])
 def test_numbers_and_arithmetic_as_people_write_them(reply, expected, ok):
     question = next(q for q in QUESTIONS if q.id == "scores-divisor")  # tolerance 0.005
@@ -219,7 +219,7 @@ def test_the_quiz_accepts_answers_as_people_write_them(question_id, words, reply
     kata, seed, asked = seed_asking(question_id, *words)
     result = session(kata, "-n", "1", "--seed", str(seed), input=reply(asked) + "\n")
     assert result.exit_code == 0 and "Right." in result.output, (reply(asked), result.output)
-    wrong = session(kata, "-n", "1", "--seed", str(seed), input="12345678\n")
+    wrong = session(kata, "-n", "1", "--seed", str(seed), input=wrong_answer(asked) + "\n")
     assert "Not quite." in wrong.output and "Score: 0 of 1" in wrong.output
 
 
@@ -247,3 +247,58 @@ def test_every_question_stands_alone_and_counts_in_good_grammar(question):
         assert not re.match(r"(same|and|the same|it|its)\b", prompt, re.I), prompt
         assert not re.search(r"\b(same (setting|example|tokens|cache)|that step|as above)\b", prompt, re.I), prompt
         assert not re.search(r"(?<![\d.,])1 (new |decode )?(tokens|steps|heads|layers|queries|keys)\b", prompt), prompt
+
+
+# --- the question's own words, number words, approximate figures, unreadable replies (issue 24) ------
+
+HOW_PEOPLE_ANSWER = [  # (question id, words its prompt holds, a right reply written the way people do)
+    ("gqa-group-size", (), lambda a: f"{quiz.expected_text(a)} heads"),
+    ("gqa-which-kv-head", (), lambda a: f"head {quiz.expected_text(a)}"),
+    ("gqa-which-kv-head", (), lambda a: f"kv head {quiz.expected_text(a)}"),
+    ("mask-first-query", (), lambda a: f"{quiz.expected_text(a)} keys"),
+    ("softmax-uniform", ("8 equal",), lambda a: "about 0.125"),
+    ("softmax-uniform", ("8 equal",), lambda a: "~0.125"),
+    ("softmax-uniform", ("8 equal",), lambda a: "one / eight"),
+]
+
+
+def spelled(number):
+    ones = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
+           "sixteen seventeen eighteen nineteen".split()
+    tens = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+    return ones[number] if number < 20 else tens[number // 10 - 2] + ("" if number % 10 == 0 else "-" + ones[number % 10])
+
+
+@pytest.mark.parametrize("question_id, words, reply", HOW_PEOPLE_ANSWER)
+def test_the_questions_own_nouns_and_approximate_figures(question_id, words, reply):
+    kata, seed, asked = seed_asking(question_id, *words)
+    result = session(kata, "-n", "1", "--seed", str(seed), input=reply(asked) + "\n")
+    assert "Right." in result.output and "Score: 1 of 1" in result.output, (reply(asked), result.output)
+
+
+@pytest.mark.parametrize("question_id, noun", [("gqa-group-size", "heads"), ("gqa-which-kv-head", "head"),
+                                               ("mask-first-query", "keys")])
+def test_number_words_and_a_wrong_value_with_its_noun_is_still_wrong(question_id, noun):
+    kata, seed, asked = seed_asking(question_id)
+    right = int(asked.expected)
+    result = session(kata, "-n", "1", "--seed", str(seed), input=spelled(right) + "\n")
+    assert "Right." in result.output, (spelled(right), result.output)
+    wrong = session(kata, "-n", "1", "--seed", str(seed), input=f"{right + 1} {noun}\n")
+    assert "Not quite." in wrong.output and "Score: 0 of 1" in wrong.output
+
+
+@pytest.mark.parametrize("reply", ["24 megs", "I think b", "dunno", "~" + "{right}"])
+def test_an_unreadable_reply_is_asked_again_not_marked_wrong(reply):
+    kata, seed, asked = seed_asking("gqa-group-size")  # an exact count: `~n` is not a reading
+    right = quiz.expected_text(asked)
+    result = session(kata, "-n", "1", "--seed", str(seed), input=reply.format(right=right) + f"\n{right}\n")
+    assert "Could not read that" in result.output and "Not quite." not in result.output
+    assert "Right." in result.output and "Score: 1 of 1" in result.output
+    if reply.startswith("~"):
+        assert "exact figure" in result.output
+
+
+def test_an_unreadable_choice_is_asked_again():
+    kata, seed, asked = seed_asking("kv-append-first")
+    result = session(kata, "-n", "1", "--seed", str(seed), input="z\nwhatever\n" + letter(asked) + "\n")
+    assert result.output.count("Could not read that") == 2 and "Right." in result.output

@@ -15,7 +15,11 @@ import pytest
 from checker import catalog
 from checker.results import Status
 from checker.runner import check
+from checker.sandbox import Limits
 from checker.sandbox.torch_bridge import INSTALL_HINT, imports_torch
+
+# A torch child imports torch within its time limit (~1.5 s of CPU): room for a loaded machine.
+TORCH_LIMITS = Limits(seconds=60)
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 FILES = [(kata, path) for kata in catalog.all_katas() for path in sorted((kata.folder / "torch").glob("*.py"))]
@@ -23,7 +27,8 @@ FILES = [(kata, path) for kata in catalog.all_katas() for path in sorted((kata.f
 
 def test_every_kata_with_arrays_has_a_torch_reference_and_bug_files():
     folders = {kata.slug for kata, _ in FILES}
-    assert {"scores", "softmax", "causal-mask", "multi-head", "kv-cache", "rope", "gqa", "flash", "sampling"} <= folders
+    assert {"scores", "softmax", "causal-mask", "multi-head", "kv-cache", "rope", "gqa", "flash", "sampling",
+            "backward"} <= folders
     for kata, path in FILES:
         assert imports_torch(path.read_bytes()), path
         assert path.stem == "correct" or path.stem in catalog_ids(kata), f"{path}: not a catalogued id of {kata}"
@@ -36,7 +41,7 @@ def catalog_ids(kata):
 @pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
 @pytest.mark.parametrize("kata, path", FILES, ids=[f"{k.slug}/{p.stem}" for k, p in FILES])
 def test_a_torch_file_gets_the_numpy_files_verdict(kata, path):
-    result = check(kata, path)
+    result = check(kata, path, TORCH_LIMITS)
     assert result.frontend == "torch"
     failures = [(t.name, t.message) for t in result.failures]
     if path.stem == "correct":
@@ -64,7 +69,8 @@ def test_a_numpy_file_is_checked_without_torch_in_its_process(tmp_path):
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
 def test_control_a_torch_file_does_see_torch_loaded(tmp_path):
-    result = check(catalog.find("01"), _numpy_file_that_tells_whether_torch_is_loaded(tmp_path, with_torch=True))
+    result = check(catalog.find("01"), _numpy_file_that_tells_whether_torch_is_loaded(tmp_path, with_torch=True),
+                   TORCH_LIMITS)
     assert result.status == Status.ERROR and "torch is loaded" in result.tests[0].message
 
 
@@ -98,6 +104,6 @@ def test_the_torch_child_reads_torch_and_nothing_else_of_site_packages(tmp_path)
                     f"    os.listdir({site + '/torch'!r})\n"
                     f"    os.listdir({site!r})  # the other packages: refused\n")
     assert os.listdir(site + "/torch") and os.listdir(site), "control: both folders can be listed outside the sandbox"
-    result = check(catalog.find("01"), file)
+    result = check(catalog.find("01"), file, TORCH_LIMITS)
     messages = [t.message for t in result.tests]
     assert result.status == Status.ERROR and all(f"Permission denied: '{site}'" in m for m in messages), messages

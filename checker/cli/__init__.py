@@ -3,8 +3,8 @@
 Beyond click and the kata catalog, every module is imported inside the commands that use it, so
 `kata --help` stays instant and `kata check` starts the learner's process before the parent loads
 NumPy (or renders anything). The commands live by topic:
-learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), hiring (pack, grade),
-dev (dev check).
+learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), review (review),
+hiring (pack, grade), dev (dev check).
 """
 
 import click
@@ -28,8 +28,11 @@ def cli():
         kata hint softmax
         kata mock --minutes 45
     """
+    from checker import layout
+
+    layout.use(layout.terminal_width())  # text fits the terminal; piped output is left unwrapped
 
 
-from checker.cli import dev, hiring, learn, practice  # noqa: E402 - each module adds its commands to `cli`
+from checker.cli import dev, hiring, learn, practice, review  # noqa: E402 - each module adds its commands to `cli`
 
-__all__ = ["cli", "dev", "hiring", "learn", "practice"]
+__all__ = ["cli", "dev", "hiring", "learn", "practice", "review"]

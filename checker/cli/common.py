@@ -13,22 +13,53 @@ class Problem(click.ClickException):
     chose: shown safe for the terminal."""
 
     def format_message(self):
-        from checker import escape
+        from checker import escape, layout
 
-        return escape.terminal(self.message)
+        message, width = escape.terminal(self.message), layout.current()
+        if width is None:  # piped: one line
+            return message
+        return "\n".join(layout.wrap("Error: " + message, width, hang="  ")).removeprefix("Error: ")
 
 
 class UsageProblem(Problem):
-    """A user mistake (unknown kata, missing file): one line, exit code 2."""
+    """A user mistake (unknown kata, missing file): one line (on a terminal, wrapped at words), exit code 2."""
 
     exit_code = 2
 
 
 def find_kata(key):
+    """A kata by id (`05`), slug (`kv-cache`) or its file's path (`katas/05_kv_cache.py`); a typo is
+    answered with the nearest kata."""
+    katas = catalog.all_katas()
+    if str(key).endswith(".py") or "/" in str(key):
+        named = [kata for kata in katas if kata.filename == Path(key).name]
+        if named:
+            return named[0]
     try:
         return catalog.find(key)
-    except catalog.UnknownKata as error:
-        raise UsageProblem(str(error)) from None
+    except catalog.UnknownKata:
+        pass
+    import difflib
+
+    names = {name: kata for kata in katas for name in (kata.slug, kata.slug.replace("-", "_"), Path(kata.filename).stem,
+                                                        kata.name) if name}
+    typed = Path(str(key)).stem.lower()
+    near = difflib.get_close_matches(typed, names, n=1, cutoff=0.6)
+    hint = f": did you mean {names[near[0]]} (`{names[near[0]].id}`)?" if near else ""
+    raise UsageProblem(f"unknown kata {str(key)!r}{hint} The katas: {', '.join(str(kata) for kata in katas)}")
+
+
+_WORKSPACE_SAID = []
+
+
+def workspace():
+    """The learner's workspace (see catalog.find_workspace); outside any, says once on stderr which one is used."""
+    here = catalog.find_workspace()
+    if here == catalog.ROOT and not Path.cwd().resolve().is_relative_to(here) and not _WORKSPACE_SAID:
+        _WORKSPACE_SAID.append(here)
+        click.echo(f"note: no katas/ folder here or above {Path.cwd()}: using the workspace kata is installed in, "
+                   f"{here}", err=True)
+    return here
 
 
 def kata_prompts(kata):
@@ -55,6 +86,17 @@ def learner_seed(workspace, kata):
 
     seed = load_progress(workspace).of(kata.id).seed
     return DEFAULT_SEED if seed is None else seed
+
+
+def review_until(record):
+    """The interview date `kata review --until` set, while it is today or later; else None."""
+    from datetime import date
+
+    try:
+        until = date.fromisoformat(record.interview) if record.interview else None
+    except ValueError:
+        return None
+    return until if until and until >= date.today() else None
 
 
 def echo(text):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from checker import catalog
-from checker.cli import cli
+from checker import catalog, layout
+from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
 from checker.results import Status
@@ -26,16 +26,17 @@ def list_katas(as_json):
         kata list
         kata list --json
     """
-    from checker import render
+    from checker import render_progress, review
 
-    record = load_progress(catalog.find_workspace())
+    record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     if as_json:
         click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": e.status, "attempts": e.attempts,
                                 "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
                                 "bugs_seen": e.bugs_seen} for k, t, e in rows]))
     else:
-        echo(render.list_text(rows))
+        plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
+        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True)))
 
 
 @cli.command()
@@ -48,7 +49,9 @@ def list_katas(as_json):
               help="Seconds the learner's code may take in all.")
 @click.option("--all", "check_all", is_flag=True, help="Check every kata, then one summary line a kata.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every check: each failure in full, and those that pass.")
-def check(kata_key, file, as_json, timeout, check_all, verbose):
+@click.option("--repro", is_flag=True, help="Write the first failure as a runnable Python snippet (.kata/repro/) and "
+              "print it: the failing call and its inputs, replayed on your file.")
+def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
     """Check a kata (ID like 01 or 1, or a slug like softmax) and name the bugs found.
 
     Failures that name a bug (and draw a picture) come first; --verbose shows every check.
@@ -62,6 +65,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
         kata check 01
         kata check 03 --verbose
         kata check softmax --file my-try.v2.py --json
+        kata check 05 --repro
         kata check --all
     """
     from checker import render
@@ -70,8 +74,10 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
         raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
     if check_all and file:
         raise UsageProblem("--file checks one kata: give its ID instead of --all")
+    if check_all and repro:
+        raise UsageProblem("--repro writes the failure of one kata: give its ID instead of --all")
     katas = catalog.all_katas() if check_all else [find_kata(kata_key)]
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     paths = [readable(file) if file else catalog.learner_file(kata, workspace) for kata in katas]
     for path in paths:
         readable(path)
@@ -96,15 +102,40 @@ def check(kata_key, file, as_json, timeout, check_all, verbose):
              for r, k in zip(results, katas)]
     if check_all:
         texts.append(render.summary_lines(results))
+    if repro:
+        texts.append(_repro_text(katas[0], results[0], paths[0], workspace))
     echo("\n\n".join(texts))
     sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
+
+
+def _repro_text(kata, result, path, workspace):
+    """`--repro`: the first failure as a snippet, written to .kata/repro/NN_slug.py (and .npz), and shown."""
+    from checker import escape, repro
+    from checker.runner import display_path
+
+    failed = next((test for test in result.ranked_failures if test.calls), None)
+    if result.status == Status.NOT_STARTED:
+        return "No repro: the stub still raises NotImplementedError."
+    if failed is None:
+        return "No repro: " + ("every check passed." if result.status == Status.PASSED else
+                               "no failing check called your code (it did not load, or still raises the stub's error).")
+    target = Path(workspace) / ".kata" / "repro" / Path(kata.filename).name
+    snippet = repro.build(failed, path, kata.id, target.with_suffix(".npz"), result.frontend)
+    try:
+        written = repro.write(snippet, target)
+    except OSError as error:
+        raise click.ClickException(f"could not write the repro: {error}") from None
+    head = (click.style(f"Repro of {failed.name}", bold=True) + f", written to {display_path(written[0])}"
+            + (f" (its inputs: {display_path(written[1])})" if len(written) > 1 else "")
+            + f": run it with `python {display_path(written[0])}`, or paste it into a REPL.")
+    return "\n".join(layout.fit([head, ""]) + escape.lines(snippet.code.rstrip()))
 
 
 def next_step_text(workspace, record=None):
     """After a pass: the next kata to do, as one line."""
     following = next_kata(workspace, record)
     if following is None:
-        return "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview."
+        return "Every kata passes. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`."
     return f"Next: kata {following}, katas/{following.filename}: `kata check {following.id}` (or `kata next`)."
 
 
@@ -117,42 +148,48 @@ def next_command():
     \b
         kata next
     """
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     kata = next_kata(workspace)
     if kata is None:
-        echo("Every kata passes here. Next: `kata quiz`, or `kata mock` for a timed interview.")
+        echo("Every kata passes here. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`.")
         return
     texts = kata_prompts(kata)
-    echo("\n".join([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
-                   + ["  " + line for line in texts.brief.splitlines()]
-                   + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."]))
+    echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
+                              + [layout.Kept(line) for line in layout.reflow(texts.brief.splitlines(),
+                                                                             layout.current(), "  ")]
+                              + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."])))
 
 
 @cli.command()
-@click.argument("kata_key", metavar="ID")
+@click.argument("kata_key", metavar="[ID]", required=False)
 def hint(kata_key):
-    """Reveal the next hint for a kata, one level at a time.
+    """Reveal the next hint for a kata, one level at a time; without ID, for the kata you are on (the one
+    `kata next` names).
 
     Example:
 
     \b
+        kata hint
         kata hint 02
     """
-    kata = find_kata(kata_key)
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
+    kata = find_kata(kata_key) if kata_key else next_kata(workspace)
+    if kata is None:
+        echo("Every kata passes here: no hint needed. `kata hint ID` still shows a kata's hints.")
+        return
     hints = list(kata_prompts(kata).hints)
     record = load_progress(workspace)
     entry = record.of(kata.id)
     written = len(hints)
     if entry.hints_used >= written:
-        hints += _hints_from_a_check(kata, workspace)
+        deeper, unexplained = _hints_from_a_check(kata, workspace)
+        hints += deeper
         if len(hints) == written and kata.part("hints") is not None:
-            echo(f"No hint from your file: it holds no planted bug the checker can point at "
-                 f"(`kata check {kata.id}` says what still fails).")
+            echo("\n".join(layout.fit([_no_deeper_hint(kata, unexplained)])))
             return
     entry.hints_used = min(entry.hints_used + 1, len(hints))
     for level, text in enumerate(hints[:entry.hints_used], start=1):
-        echo(click.style(f"Hint {level} of {len(hints)}", bold=True) + f"\n{text}\n")
+        echo("\n".join(layout.fit([click.style(f"Hint {level} of {len(hints)}", bold=True), *text.splitlines()])) + "\n")
     if entry.hints_used == len(hints) == written and kata.part("hints") is not None:
         echo(f"Run `kata hint {kata.id}` again: the next hints look at what your file computes.")
     elif entry.hints_used == len(hints):
@@ -167,12 +204,24 @@ def _hints_from_a_check(kata, workspace):
     deeper = getattr(kata.part("hints"), "deeper", None)
     path = catalog.learner_file(kata, workspace)
     if deeper is None or not path.is_file():
-        return []
+        return [], False
     from checker import prompts
     from checker.runner import check as run_check
 
     result = run_check(kata, path, seed=learner_seed(workspace, kata))
-    return deeper(result.details, prompts.fix_of)
+    unexplained = "remaining" in result.details and result.details["remaining"] is None
+    return deeper(result.details, prompts.fix_of), unexplained
+
+
+def _no_deeper_hint(kata, unexplained):
+    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does."""
+    if unexplained:
+        return (f"No hint from your file: it computes what no mix of the planted bugs computes, so one of your "
+                f"edits changed a line into something that is neither the planted bug nor its fix (or fixed it "
+                f"halfway). `kata check {kata.id}` says where the numbers differ; `kata reset {kata.id}` brings "
+                f"the planted stub back and keeps your file.")
+    return (f"No hint from your file: it holds no planted bug the checker can point at "
+            f"(`kata check {kata.id}` says what still fails).")
 
 
 @cli.command()
@@ -190,10 +239,8 @@ def solution(kata_key, yes):
         kata solution 01
         kata solution 01 --yes | head -20
     """
-    from checker.cli import common
-
     kata = find_kata(kata_key)
-    record = load_progress(catalog.find_workspace())
+    record = load_progress(common.workspace())
     if not yes and not record.of(kata.id).ever_passed:
         if not common.terminal_attached():
             raise click.ClickException(f"kata {kata} has not passed yet and there is no terminal to ask on: "
@@ -232,7 +279,7 @@ def reset(kata_key, restore, seed):
     from checker import workspace
     from checker.runner import display_path
 
-    here = catalog.find_workspace()
+    here = common.workspace()
     try:
         if restore is not None:
             restored, replaced = workspace.restore(kata, here, None if restore == "newest" else restore)
@@ -280,7 +327,7 @@ def list_backups(kata_key):
     from checker.runner import display_path
 
     kata = find_kata(kata_key) if kata_key else None
-    kept = workspace.backups(catalog.find_workspace(), kata)
+    kept = workspace.backups(common.workspace(), kata)
     if not kept:
         echo("No backups yet: `kata reset ID` keeps one each time it restores a stub.")
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from checker import catalog
-from checker.cli import cli
+from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, learner_seed, load_progress, \
     next_kata, readable, record_checks
 
@@ -52,13 +52,30 @@ def quiz(kata_key, count, seed, as_json, list_only):
     seed = random.randrange(10**6) if seed is None else seed
     asked = quizzes.draw(questions, count, seed)
     read_reply, show = _quiz_io(err=as_json)
-    correct = quizzes.run(asked, read_reply, show)
+    replay = quizzes.replay_command(kata_key, count, seed)
+    try:
+        correct = quizzes.run(asked, read_reply, show)
+    except (KeyboardInterrupt, click.Abort):  # click's prompt turns Ctrl-C into Abort
+        right, done = quizzes.answered(asked)
+        _keep_answers(asked)
+        show("\n" + render.score_text(right, len(asked), replay, answered=done))
+        sys.exit(1)
+    _keep_answers(asked)
     if as_json:
-        click.echo(json.dumps({"seed": seed, "replay": quizzes.replay_command(kata_key, count, seed),
+        click.echo(json.dumps({"seed": seed, "replay": replay,
                                "asked": len(asked), "correct": correct,
                                "questions": [a.to_json() for a in asked]}))
     else:
-        show(render.score_text(correct, len(asked), quizzes.replay_command(kata_key, count, seed)))
+        show(render.score_text(correct, len(asked), replay))
+
+
+def _keep_answers(asked):
+    """The questions missed, for `kata review` to ask again."""
+    from checker.cli.common import save
+
+    record = load_progress(common.workspace())
+    record.record_answers(asked)
+    save(record)
 
 
 def _quiz_io(err=False):
@@ -118,10 +135,13 @@ def watch(ctx, kata_key, poll, max_checks):
     from checker.sandbox import warm
 
     warm.enable()  # a check at each save: each forks from one warm process
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     kata = find_kata(kata_key) if kata_key else next_kata(workspace)
     if kata is None:
-        raise UsageProblem("every kata passes here: name one to watch, e.g. `kata watch 01`")
+        echo(click.style("Every kata passes here: well done.", fg="green", bold=True) + " Next: `kata quiz` for "
+             "questions, `kata mock` for a timed interview, `kata review` for today's review set, or "
+             "`kata watch ID` to watch one kata again.")
+        return
     readable(catalog.learner_file(kata, workspace))
     paths = {k: catalog.learner_file(k, workspace) for k in catalog.all_katas()}
     clock = _clock(ctx)
@@ -140,7 +160,7 @@ def watch(ctx, kata_key, poll, max_checks):
         if result.status == "passed" and following is not None:
             banner = f"✓ {kata} passed ({len(result.tests)} of {len(result.tests)} checks). Next: {following}."
             return following
-        done = "Every kata passes. Next: `kata quiz`, or `kata mock` for a timed interview." \
+        done = "Every kata passes. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`." \
             if result.status == "passed" else None
         echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()), banner, done))
         banner = None
@@ -195,7 +215,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
 
     if report_path and not report_path.parent.is_dir():
         raise UsageProblem(f"no such folder for the report: {report_path.parent}")
-    workspace = catalog.find_workspace()
+    workspace = common.workspace()
     seed = random.randrange(10**6) if seed is None else seed
     record = load_progress(workspace)
     if kata_key:
@@ -232,6 +252,8 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     status = session.run(check, show, ask, texts.questions, poll=poll, on_tick=_ticker(session))
     if status != mocks.PASSED:
         echo(f"\n{'Time is up' if status == mocks.OUT_OF_TIME else 'Stopped'}.")
+    if session.asked:
+        _keep_answers(session.asked)
     hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
     report = session.report(status, max(0, hints_after - hints_before))
     markdown = reports.mock_markdown(report)
@@ -241,8 +263,9 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
         written = mocks.write(report, markdown, report_path) if report_path else None
     except OSError as error:
         click.echo(f"warning: report not saved: {error}", err=True)
-        return
+        sys.exit(0 if status == mocks.PASSED else 1)
     echo(f"Kept as {display_path(saved[0])}, .json and .py (your attempt)" + (f"; written to {display_path(written)}" if written else ""))
+    sys.exit(0 if status == mocks.PASSED else 1)  # the README's rule: 0 only for passed
 
 
 def _ticker(session):
@@ -296,7 +319,7 @@ def bench(kata_key, file, sizes):
         raise UsageProblem(f"kata bench times kata 05 ({benchmark.BENCHED}) only" + (f", and {others}" if others else "")
                            + f", not {kata}")
     sizes = sizes or "128,256,512,1024,2048"
-    path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
+    path = readable(file) if file else readable(catalog.learner_file(kata, common.workspace()))
     sizes = _sizes(sizes)
 
     def progress(text):  # on stderr: stdout stays the report
@@ -318,7 +341,7 @@ def _own_bench(own, kata, file, sizes):
         chosen = own.parse_sizes(sizes)
     except ValueError as error:
         raise UsageProblem(str(error)) from None
-    path = readable(file) if file else readable(catalog.learner_file(kata, catalog.find_workspace()))
+    path = readable(file) if file else readable(catalog.learner_file(kata, common.workspace()))
     try:
         echo(own.report(own.run(kata, path, chosen), display_path(path)))
     except own.BenchError as error:

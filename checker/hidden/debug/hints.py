@@ -10,6 +10,6 @@ def deeper(details, fix_of):
     if not remaining:
         return []
     plant = plants.BY_BUG[remaining[0]]
-    return [f"One of the {len(remaining)} bugs left is in {plant.area}: read those lines against the contract "
-            "in their docstring.",
+    where = "The one bug left" if len(remaining) == 1 else f"One of the {len(remaining)} bugs left"
+    return [f"{where} is in {plant.area}: read those lines against the contract in their docstring.",
             f"That bug is `{plant.bug}` (the catalogue of katas 02-05). The fix: {fix_of(plant.bug)}"]

@@ -1,0 +1,1 @@
+"""Kata backward: its hidden tests, buggy variants, quiz answers, public checks and zoo."""

@@ -1,0 +1,105 @@
+"""Fitting text to the terminal: its width, the display width of a string, prose wrapped at words.
+
+Piped output (a file, `less`, a test) has no width: nothing is wrapped, so `--json` and scripts read
+the same lines at any size. Widths count what the terminal shows: colour codes count 0, East Asian
+wide characters 2 and combining marks 0.
+"""
+
+import re
+import shutil
+import sys
+import unicodedata
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+NARROWEST = 40  # below this, wrapping would only make things worse: lines are left as they are
+
+
+def terminal_width(stream=None):
+    """The columns of the terminal that `stream` (stdout) writes to, or None when it is not a terminal."""
+    stream = stream or sys.stdout
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def display_width(text):
+    """How many columns `text` takes on a terminal."""
+    width = 0
+    for char in _ANSI.sub("", text):
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
+
+
+def pad(text, width):
+    """`text` padded with spaces to `width` display columns (colour codes and wide characters allowed)."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def wrap(line, width, hang=None, narrowest=NARROWEST):
+    """One line as the lines that fit `width`, broken at spaces only (a word wider than the line stays
+    whole). Continuation lines start with `hang` (default: the line's own indentation)."""
+    if width is None or width < narrowest or display_width(line) <= width:
+        return [line]
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    hang = indent if hang is None else hang
+    lines, current = [], indent
+    for word in line[len(indent):].split(" "):
+        if not word:
+            continue
+        start = current.strip() == ""
+        candidate = current + word if start else f"{current} {word}"
+        if display_width(candidate) <= width or start:
+            current = candidate
+        else:
+            lines.append(current)
+            current = hang + word
+    lines.append(current)
+    return lines
+
+
+def hang_of(line):
+    """The continuation indent of a line: past a leading mark (`✗ `, `-> `, `- `, `Hint 1: `) so the
+    wrapped text lines up under the text, else its own indentation."""
+    stripped = _ANSI.sub("", line)
+    found = re.match(r"^(\s*)(?:[✗!·⏱✓*-]|->|\d+\.|[a-z]\))\s+", stripped)
+    return " " * display_width(found.group(0)) if found else None
+
+
+def reflow(lines, width, indent=""):
+    """Hard-broken prose (a brief written at 100 columns) as one paragraph wrapped to `width`, each line
+    starting with `indent`; as it is (with the indent) when it fits or there is no width."""
+    if width is None or all(display_width(indent + line) <= width for line in lines):
+        return [indent + line for line in lines]
+    return wrap(indent + " ".join(line.strip() for line in lines), width)
+
+
+class Kept(str):
+    """A line drawn to fit already (a table, a picture): `wrap_all` leaves it as it is."""
+
+
+_CURRENT = [None]
+
+
+def use(width):
+    """Set the width the renderers fit to (None: do not wrap); the CLI sets the terminal's."""
+    _CURRENT[0] = width
+
+
+def current():
+    return _CURRENT[0]
+
+
+def fit(lines):
+    """`lines` wrapped at words to the current width (Kept lines and a width of None: as they are)."""
+    width = current()
+    if width is None:
+        return list(lines)
+    fitted = []
+    for line in lines:
+        fitted += [line] if isinstance(line, Kept) else wrap(line, width, hang_of(line))
+    return fitted
