@@ -304,9 +304,13 @@ def test_memory_grows_with_blocks_not_table(kata, ref, rng):
             call = _call_text(q, k, v, MEMORY_BLOCK, extra.get("causal", False), extra.get("mask"), mask_text)
             got, figures = kata.flash_attention.measuring(q, k, v, block_size=MEMORY_BLOCK, **extra)
             try:
-                _compare(one_array(got, call), ref.flash_attention(q, k, v, MEMORY_BLOCK, **extra), call, q, k, v,
-                         MEMORY_BLOCK, **extra, exercise=f"{q.shape[-2]} queries and n_k = {n_k} keys in blocks of "
-                         f"{MEMORY_BLOCK}")
+                got = one_array(got, call)
+                # the last 64 queries, whose keys (causal: aligned bottom-right) are the same alone: a cheaper answer
+                tail = q[..., -64:, :]
+                want = ref.flash_attention(tail, k, v, MEMORY_BLOCK, **extra)
+                _compare(got[..., -64:, :] if got.shape[:-1] == q.shape[:-1] else got, want, call, tail, k, v,
+                         MEMORY_BLOCK, **extra, exercise=f"{q.shape[-2]} queries (the last 64 compared) and n_k = "
+                         f"{n_k} keys in blocks of {MEMORY_BLOCK}")
             except Failure as failure:  # a values mistake, told as one: memory is judged only on right numbers
                 raise Failure(f"values wrong, memory not judged: {failure.message}", failure.bug, exact=failure.exact,
                               nonfinite=failure.nonfinite) from None
