@@ -11,6 +11,7 @@ class SandboxSession:
         self.file = file  # the learner's file as the report shows it
         self.call_text = call_text  # (name, **args) -> the call as a failure message shows it
         self.failure = failure  # the exception a failed hidden test raises (the test kit's, handed in)
+        self.author = "your"  # whose code a message speaks of: "the candidate's" in grading
         self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
         self.calls = []  # this test's calls, in order (Call), for a repro of its failure (see checker/repro.py)
 

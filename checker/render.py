@@ -139,7 +139,10 @@ def _failure_lines(test, file, prompts, fixed=None):
     """One failure: its message, picture, lines of the learner's file and bug; the bug's fix only the first
     time it is named (`fixed`: the bugs whose fix is shown already)."""
     mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
-    lines = [f"{mark} {click.style(test.name, bold=True)}: {escape.terminal(test.message)}"]
+    # A hidden test's message may be laid out in lines (kata 09's top-p table, kata 12's two hypotheses): they
+    # stay lines. Learner text cannot add any: LearnerError puts what it quotes on one line.
+    first, *rest = escape.lines(test.message)
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {first}"] + rest
     if test.picture is not None:
         width = layout.current()
         lines += [layout.Kept("    " + line) for line in grid_lines(test.picture, None if width is None else width - 4)]

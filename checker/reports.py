@@ -1,4 +1,4 @@
-"""Reports for people, as text and Markdown: a mock interview, `kata bench`, a pack, a batch of grades.
+"""Reports for people, as text and Markdown: a mock interview and `kata bench` (a batch of grades: hiring/report.py).
 
 Like render.py, everything here formats a result it is given; nothing here decides anything.
 """
@@ -7,9 +7,7 @@ import math
 
 import click
 
-from checker import escape
-from checker.render import duration, styled_status
-from checker.results import Status
+from checker.render import duration
 
 
 def mock_markdown(report):
@@ -91,90 +89,3 @@ def _bench_plot(rows):
             n = f"n = {row.n}" if label == "yours" else ""
             lines.append(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}")
     return lines
-
-
-# --- kata pack and kata grade ---------------------------------------------------------------------
-
-def pack_text(pack):
-    """`kata pack`: what was written, how to make it again, what to do next."""
-    ids = ",".join(kata.id for kata in pack.katas)
-    lines = [click.style(f"Packed {len(pack.katas)} kata{'s' if len(pack.katas) > 1 else ''}", bold=True)
-             + f" ({ids}, seed {pack.seed}, {pack.minutes} minutes) into {escape.terminal(pack.folder)}/:"]
-    lines += [f"  {escape.terminal(name)}" for name in pack.files]
-    if pack.roster:
-        lines.append(f"Recorded in {pack.roster} (keep it: `kata grade` trusts it, not the pack's manifest)")
-    lines += ["", "The same pack again: " + f"kata pack OTHER_DIR --katas {ids} --seed {pack.seed}",
-              f"Hand {escape.terminal(pack.folder)}/ to the candidate; grade it with: kata grade "
-              f"{escape.terminal(pack.folder)}"]
-    return "\n".join(lines)
-
-
-def isolation_text(isolation):
-    """One sentence: which walls stood around candidate code."""
-    if not isolation:
-        return "Isolation: not recorded."
-    walls = ", ".join(isolation["applied"]) or "none"
-    if isolation["level"] == "full":
-        return f"Isolation: full ({walls})."
-    missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
-    return f"Isolation: REDUCED, graded with --insecure ({walls}; missing {missing}). Grades could be forged."
-
-
-def grade_text(report, report_path=None):
-    """`kata grade`: one line per workspace (and its flags), then the totals."""
-    width = max((len(escape.terminal(w.path)) for w in report.workspaces), default=0)
-    lines = []
-    for workspace in report.workspaces:
-        cells = []
-        if workspace.error:
-            cells.append(click.style("error", fg="red") + f": {escape.terminal(workspace.error)}")
-        for row in workspace.rows if not workspace.error else []:
-            cell = f"{row.kata} " + styled_status(row.status)
-            notes = row.bugs + (["review"] if row.review else [])
-            cells.append(cell + (f" ({escape.terminal(', '.join(notes))})" if notes else ""))
-        lines.append(f"{escape.terminal(workspace.path):<{width}}  " + " · ".join(cells))
-        lines += [f"{'':<{width}}  ! {escape.terminal(flag)}" for flag in workspace.flags]
-    counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
-    lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
-              + f" in {report.seconds:.1f} s ({report.jobs} jobs): {counts or 'nothing to grade'}",
-              isolation_text(report.isolation)]
-    if report.resumed:
-        lines.append(f"{report.resumed} of them finished in an earlier run ({escape.terminal(report.state)}), "
-                     "not graded again")
-    if report_path:
-        lines.append(f"Report: {escape.terminal(report_path)}")
-    return "\n".join(lines)
-
-
-def grade_markdown(report):
-    """The report file: one row per candidate and kata, the flags, then totals per kata and per status."""
-    cell = escape.markdown
-
-    lines = ["# Kata grading report", "",
-             f"{len(report.workspaces)} workspaces, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
-             f"with {report.jobs} jobs. Each kata ran in its own sandbox with the hidden tests of the seed shown.",
-             "", isolation_text(report.isolation), "",
-             "| candidate | seed | kata | status | bugs named | review | seconds | sha256 |",
-             "|---|---|---|---|---|---|---:|---|"]
-    for row in report.rows:
-        notes = row.review
-        lines.append(f"| {cell(row.workspace)} | {row.seed} | {cell(row.kata)} {cell(row.slug)} | {cell(row.status)} | "
-                     f"{cell(', '.join(row.bugs))} | {cell('; '.join(notes))} | {row.seconds:.2f} | "
-                     f"{cell(row.sha256 or '-')} |")
-    flagged = [w for w in report.workspaces if w.flags or w.error]
-    if flagged:
-        lines += ["", "## Flags", ""]
-        for workspace in flagged:
-            lines += [f"- {cell(workspace.path)}: {cell(text)}" for text in
-                      ([f"not graded: {workspace.error}"] if workspace.error else []) + workspace.flags]
-    slugs = {row.kata: row.slug for row in report.rows}
-    lines += ["", "## Totals per kata", "", "| kata | " + " | ".join(status.value for status in Status) + " | seconds |",
-              "|---|" + "---:|" * (len(Status) + 1)]
-    for kata, (counts, seconds) in report.by_kata.items():
-        if kata == "-":
-            continue
-        cells = " | ".join(str(counts[status.value]) for status in Status)
-        lines.append(f"| {kata} {slugs[kata]} | {cells} | {seconds:.1f} |")
-    lines += ["", "## Totals per status", "", "| status | checks |", "|---|---:|"]
-    lines += [f"| {status} | {count} |" for status, count in report.by_status.items()]
-    return "\n".join(lines) + "\n"

@@ -29,14 +29,14 @@ def display_path(path):
         return str(path)
 
 
-def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None):
+def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"):
     """Run `kata`'s hidden tests on the learner file at `path` (whose bytes are `source`, if the caller
-    has read them itself)."""
+    has read them itself); `author` is whose code the messages speak of ("your", "the candidate's")."""
     started = time.monotonic()
     boxes = [Sandbox(path, limits or Limits(), source=source)]  # first, so the child loads NumPy while we do
     file = display_path(path)
     try:
-        outcomes = _run_all(kata, boxes, seed, file)
+        outcomes = _run_all(kata, boxes, seed, file, author)
         output = "".join(_as_the_learner_sees_it(box.output(), box, path, file) for box in boxes)
     finally:
         for box in boxes:
@@ -70,7 +70,7 @@ def _as_the_learner_sees_it(output, sandbox, path, file):
     return output
 
 
-def _run_all(kata, boxes, seed, file):
+def _run_all(kata, boxes, seed, file, author="your"):
     """Every hidden test on the learner's file in `boxes[0]`'s child; the `measured` ones last, each in a fresh
     child of its own (started at once, appended to `boxes`), so its peak memory and its time limit are its own."""
     import numpy as np  # not before the learner's process is on its way
@@ -92,6 +92,7 @@ def _run_all(kata, boxes, seed, file):
     from checker.testkit import Failure, call_text  # imports NumPy, as above
 
     session = SandboxSession(sandbox, file, call_text, Failure)
+    session.author = author
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
     outcomes = []
@@ -196,8 +197,8 @@ def _parameters(test):
 
 
 def _timeout_message(timeout, session):
-    """The time-out, and the learner's line the code was running when it was stopped."""
-    message = f"the learner's code gave {timeout}"
+    """The time-out, and the line of the file the code was running when it was stopped."""
+    message = f"{session.author} code gave {timeout}"
     if timeout.frames:
         line, function, code = timeout.frames[-1]
         message += f"; when stopped it was running {session.file}:{line} in {function}: {code} (an endless loop?)"
@@ -221,5 +222,10 @@ def _load_failure(error):
     if isinstance(error, LearnerError):
         if error.not_implemented:
             return TestOutcome("load", Status.NOT_STARTED, message="importing the file raises NotImplementedError")
-        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}", where=error.frames)
+        where = ""
+        if error.type in ("SyntaxError", "IndentationError", "TabError") and error.frames:
+            line, _, code = error.frames[-1]
+            where = f" at line {line}" + (f": {code}" if code else "")
+        return TestOutcome("load", Status.ERROR, message=f"importing the file raised {error}{where}",
+                           where=error.frames)
     return TestOutcome("load", Status.ERROR, message=f"importing the file: {error}")

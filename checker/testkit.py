@@ -66,6 +66,17 @@ def measured(test):
     return test
 
 
+def caps(points):
+    """Mark a test as the kata's point: in a grade, a file that does not pass it scores at most `points` of 100,
+    whatever else passes (kata 08's memory: flash attention that builds the whole table is plain attention)."""
+
+    def mark(test):
+        test.cap = points
+        return test
+
+    return mark
+
+
 def variant(bug_id, of=None):
     """Mark a function as what code carrying `bug_id` computes, to recognise it by its output.
 

@@ -4,10 +4,12 @@ import ast
 import hashlib
 import os
 import json
+import keyword
 import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +17,7 @@ from click.testing import CliRunner
 from checker import catalog, prompts
 from checker.cli import cli
 from checker.hiring.grade import DEFAULT_STATE
+from checker.hiring import pack_words
 from checker.hiring.pack import MANIFEST
 from checker.runner import DEFAULT_SEED
 from checker.workspace import pristine_stub
@@ -63,8 +66,9 @@ def test_pack_holds_stubs_readme_checks_and_manifest(here):
     files = pack_files(folder)
     chosen = [catalog.find(key) for key in ("01", "03", "05")]
     assert set(files) == {"README.md", "check.py", MANIFEST} | {f"katas/{kata.filename}" for kata in chosen}
-    for kata in chosen:
-        assert files[f"katas/{kata.filename}"] == pristine_stub(kata).encode()
+    for kata in chosen:  # kata 05's "as in kata 04" is reworded: the pack does not hold 04
+        assert files[f"katas/{kata.filename}"] == pack_words.for_pack(pristine_stub(kata), chosen).encode()
+    assert files["katas/05_kv_cache.py"] != pristine_stub(catalog.find("05")).encode()
     manifest = json.loads(files[MANIFEST])
     assert manifest["katas"] == ["01", "03", "05"] and manifest["seed"] == 41 and manifest["minutes"] == 60
     readme = files["README.md"].decode()
@@ -94,7 +98,9 @@ def _secret_lines(katas, exempt=""):
         secrets |= _lines(kata.solution_path.read_text()) - stub_lines - _lines(exempt)
     for path in hidden_files():
         secrets |= {line for line in _lines(path.read_text()) - stub_lines if len(line) >= 30}
-    return sorted(line for line in secrets if re.search(r"[A-Za-z0-9]", line) and line != '"""')
+    # a bare keyword (`break`, `else:`) is in any Python file, check.py included: no secret
+    return sorted(line for line in secrets if re.search(r"[A-Za-z0-9]", line) and line != '"""'
+                  and not keyword.iskeyword(line.rstrip(":")))
 
 
 def _catalogue_and_quiz():
@@ -156,13 +162,17 @@ def test_check_script_needs_numpy_only(here):
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"doctest", "importlib", "sys", "traceback", "pathlib", "numpy"}
+    assert imported <= {"doctest", "importlib", "json", "queue", "subprocess", "sys", "threading", "time",
+                        "traceback", "pathlib", "numpy"}
 
 
-def test_same_seed_same_bytes(here):
-    first = make_pack(here / "one", "--katas", "01,04", "--seed", 7)
-    second = make_pack(here / "two", "--katas", "01,04", "--seed", 7)
-    assert pack_files(first) == pack_files(second)
+def test_same_seed_same_bytes_but_the_pack_id(here):
+    first = pack_files(make_pack(here / "one", "--katas", "01,04", "--seed", 7))
+    second = pack_files(make_pack(here / "two", "--katas", "01,04", "--seed", 7))
+    ids = [json.loads(files.pop(MANIFEST)) for files in (first, second)]
+    assert first == second
+    assert ids[0]["pack"] != ids[1]["pack"] and ids[0]["seal"] != ids[1]["seal"]
+    assert {**ids[0], "pack": "", "seal": ""} == {**ids[1], "pack": "", "seal": ""}
 
 
 def test_different_seeds_different_shapes(here):
@@ -196,7 +206,49 @@ def test_check_script_on_stubs_then_references(here):
         fill(folder, kata.id, kata.solution_path)
     done = _check_script(folder)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert all(f"{kata.id} {kata.slug:<12} ok" in done.stdout for kata in KATAS)
+    for kata in KATAS:  # a planted file runs with its bugs: check.py cannot tell they are gone, and says so
+        verdict = "shapes ok" if getattr(kata.hidden(), "STUB_PLANTED", False) else "ok"
+        assert f"{kata.id} {kata.slug:<12} {verdict}: " in done.stdout, kata
+
+
+def test_check_script_stops_an_endless_loop(here):
+    folder = make_pack(here / "ada", "--katas", "01", "--seed", 11)
+    fill(folder, "01", HOSTILE / "loop_forever.py")
+    script = (folder / "check.py").read_text()
+    assert "\nLIMIT_SECONDS = 20 " in script
+    (folder / "check.py").write_text(script.replace("\nLIMIT_SECONDS = 20 ", "\nLIMIT_SECONDS = 2 "))  # a cheap test
+    started = time.monotonic()
+    done = _check_script(folder)
+    assert done.returncode == 1 and time.monotonic() - started < 30
+    assert "01 scores       FAILED: still running after 2 s, so it was stopped" in done.stdout
+
+
+def test_check_script_never_says_ok_for_a_file_with_planted_bugs_left(here):
+    from checker.hidden.debug import plants
+
+    folder = make_pack(here / "ada", "--katas", "10", "--seed", 11)
+    planted = list(plants.planted(11, DEFAULT_SEED))
+    for remaining in (planted[2:], []):
+        (folder / "katas" / "10_debug_decoder.py").write_text(plants.source_with(remaining))
+        said = _check_script(folder).stdout
+        verdict = said.split(": ")[0]
+        assert verdict in ("10 debug        shapes ok", "10 debug        FAILED"), (remaining, verdict)
+    assert verdict == "10 debug        shapes ok"  # the fixed file: shapes hold, and that is all it says
+    assert "whether planted bugs remain, only the graders' tests can tell" in said
+    assert 'says "shapes ok", never "ok"' in (folder / "README.md").read_text()
+
+
+@pytest.mark.parametrize("keys", [kata.id for kata in KATAS] + ["01,04,05", "03,10"])
+def test_a_pack_speaks_only_of_what_it_holds(here, keys):
+    from checker.hiring import pack_words
+
+    katas = [catalog.find(key) for key in keys.split(",")]
+    files = pack_files(make_pack(here / "ada", "--katas", keys, "--seed", 3))
+    text = "\n".join(data.decode() for name, data in files.items() if name != MANIFEST)
+    assert pack_words.foreign(text, katas) == []
+    learner = "\n".join([kata.stub_path.read_text() for kata in katas] + [prompts.for_kata(k).brief for k in katas])
+    if keys in ("05", "08", "10"):  # the control: the learner's text has them
+        assert pack_words.foreign(learner, katas) != []
 
 
 def test_check_script_one_kata_and_its_worked_example(here):
@@ -250,13 +302,19 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     checks = [check for w in report["workspaces"] for check in w["katas"]]
     assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review"} <= set(check)
                for check in checks)
-    assert report["workspaces"][-1]["flags"] == ["unrostered: no record of `kata pack` issuing this folder"]
+    assert report["workspaces"][-1]["flags"] == [
+        "UNMATCHED: kata-pack.json is missing and kata-roster.jsonl has no record of this folder: graded on its own "
+        "files, without the team's rubric or time; not comparable with the others"]
     assert all(w["flags"] == [] for w in report["workspaces"][:-1])
     patched = {check["kata"]: check for check in report["workspaces"][3]["katas"]}
     assert patched["03"]["bugs"][0] == "mask-top-left"
+    looped = report["workspaces"][2]["katas"][0]["tests"][0]["message"]
+    assert looped.startswith("the candidate's code gave ") and "an endless loop?" in looped
     markdown = (here / "grades.md").read_text()
-    assert "| patching | 5 | 03 causal-mask | failed | mask-top-left |" in markdown
-    assert f"| bare | {DEFAULT_SEED} | 02 softmax | passed |" in markdown
+    patching = markdown[markdown.index("### ") + markdown[markdown.index("### "):].index(". patching"):]
+    assert "| 03 causal-mask | failed |" in patching and "| mask-top-left" in patching.split("\n### ")[0]
+    assert "**tampering**: kata 01: patches np.allclose" in patching.split("\n### ")[0]
+    assert f"Seed {DEFAULT_SEED} · pack -" in markdown[markdown.index(". bare"):]
     assert "Isolation: full (user-namespace, network-namespace, private-tmpfs, no-new-privs, landlock-fs" in markdown
     assert "## Totals per kata" in markdown and "## Totals per status" in markdown
     assert "| timeout | 1 |" in markdown
@@ -279,7 +337,7 @@ def test_grade_text_summary(batch, here):
 def test_seed_overrides_the_manifest(batch, here):
     result = run("grade", "untouched", "--seed", 99, "--report", "r.md")
     assert result.exit_code == 0, result.output
-    assert "| untouched | 99 | 01 scores |" in (here / "r.md").read_text()
+    assert "### 1. untouched: 0.0/100\n\nSeed 99 · pack " in (here / "r.md").read_text()
 
 
 def _state_line(path, seed, kata_status, state=None, sign=True):
@@ -313,6 +371,16 @@ def test_resume_skips_finished_workspaces(batch, here):
 
     text = run("grade", "untouched", "solved", "--resume", "--report", "grades.md")
     assert "2 of them finished in an earlier run" in text.output
+    assert "ignored" not in text.output  # the cut line was a crash's, not a forgery
+
+
+def test_a_state_line_not_signed_is_ignored_and_counted(batch, here):
+    forged = [_state_line(batch[name], 5, {"01": "passed", "03": "passed"}, sign=False) for name in ("untouched",
+                                                                                                       "looping")]
+    (here / DEFAULT_STATE).write_text("\n".join(forged) + "\n")
+    result = run("grade", "untouched", "--resume")
+    assert "2 lines of the state file were ignored: not signed by this grader's key" in result.output
+    assert "untouched  01 not-started · 03 not-started" in result.output  # graded, not taken from the forgery
 
 
 def test_resume_regrades_a_workspace_finished_with_another_seed(batch, here):
@@ -355,3 +423,145 @@ def test_usage_mistakes_are_one_line_and_exit_2(here, args, words):
 def test_report_in_a_missing_folder_is_a_usage_mistake(batch, here):
     result = run("grade", "solved", "--report", "missing/r.md")
     assert result.exit_code == 2 and "no such folder for the report: missing" in result.output
+
+
+# --- a round that moves ----------------------------------------------------------------------------------
+
+def _scores(*args):
+    result = run("grade", *args, "--timeout", 5, "--json")
+    assert result.exit_code == 0, result.output
+    return {os.path.basename(w["path"]): (w["score"], w["flags"], (w["roster"] or {}).get("folder"), w["seed"])
+            for w in json.loads(result.stdout)["workspaces"]}
+
+
+def test_a_round_survives_being_copied_zipped_and_cloned(here):
+    for name, seed in (("ada", 41), ("bob", 42)):
+        make_pack(here / "interviews" / name, "--katas", "01,03", "--seed", seed, "--weights", "03=3")
+    fill(here / "interviews" / "ada", "03", catalog.find("03").solution_path)
+    roster = [json.loads(line) for line in (here / "interviews" / "kata-roster.jsonl").read_text().splitlines()]
+    assert [entry["folder"] for entry in roster] == ["ada", "bob"]  # relative to the roster: the round can move
+    at_home = _scores(*sorted((here / "interviews").iterdir()))  # `interviews/*`: the roster and key are skipped
+    assert at_home == {"ada": (75.0, [], "ada", 41), "bob": (0.0, [], "bob", 42)}  # 03 weighs 3 of 4
+
+    shutil.copytree(here / "interviews", here / "elsewhere")
+    assert _scores(here / "elsewhere" / "ada", here / "elsewhere" / "bob") == at_home
+    for name in ("ada", "bob"):  # returned as zips, unpacked under other names, the roster left behind
+        archive = shutil.make_archive(str(here / f"{name}-returned"), "zip", here / "interviews" / name)
+        shutil.unpack_archive(archive, here / "returned" / f"{name}-final")
+    moved = _scores(here / "returned" / "ada-final", here / "returned" / "bob-final",
+                    "--roster", here / "interviews" / "kata-roster.jsonl")
+    assert moved == {f"{name}-final": value for name, value in at_home.items()}
+    lost = _scores(here / "returned" / "ada-final")  # no roster beside it or here: loud, never silent
+    assert lost["ada-final"][1][0].startswith("UNMATCHED: no roster found")
+
+
+def test_a_candidate_cannot_pass_for_another(here):
+    for name, seed in (("ada", 41), ("bob", 42), ("eve", 43)):
+        make_pack(here / "interviews" / name, "--katas", "01", "--seed", seed)
+    ada = json.loads((here / "interviews" / "ada" / MANIFEST).read_text())
+    (here / "interviews" / "bob" / MANIFEST).write_text(json.dumps(ada))  # bob hands in ada's manifest
+    eve = json.loads((here / "interviews" / "eve" / MANIFEST).read_text())
+    (here / "interviews" / "eve" / MANIFEST).write_text(json.dumps({**eve, "pack": ada["pack"]}))  # ada's id, own seal
+    shutil.copytree(here / "interviews" / "eve", here / "interviews" / "mallory")
+    forged = {**eve, "pack": "0" * 16}
+    (here / "interviews" / "mallory" / MANIFEST).write_text(json.dumps(forged))
+    found = _scores(*(here / "interviews" / name for name in ("ada", "bob", "eve", "mallory")))
+    assert found["ada"][1][0].startswith("SHARED RECORD: pack " + ada["pack"]) and "bob" in found["ada"][1][0]
+    assert found["bob"][1][0].startswith("SHARED RECORD") and found["bob"][3] == 41  # graded as issued, flagged
+    assert found["eve"][1][0].startswith("UNMATCHED: kata-pack.json claims pack") and found["eve"][2] is None
+    assert found["mallory"][1][0].startswith("UNMATCHED: pack id '0000000000000000' is not in")
+    del eve["pack"]  # no id at all, where the pack was issued: matched by its folder, flagged
+    (here / "interviews" / "eve" / MANIFEST).write_text(json.dumps(eve))
+    assert _scores(here / "interviews" / "eve")["eve"][1:3] == (
+        ["kata-pack.json holds no pack id: matched to the roster by its folder (eve)"], "eve")
+
+
+def test_a_weight_for_a_kata_the_pack_does_not_hold_is_warned_of(here):
+    result = run("pack", here / "ada", "--katas", "01", "--seed", 1, "--weights", "01=2,03=3")
+    assert result.exit_code == 0
+    assert "warning: --weights gives kata 03 a weight, but the pack does not hold kata 03: ignored" in result.stderr
+    assert "warning" not in run("pack", here / "bob", "--katas", "01,03", "--seed", 1, "--weights", "03=3").stderr
+
+
+def test_a_syntax_error_says_its_line():
+    from checker.runner import check
+
+    result = check(catalog.find("01"), HOSTILE / "syntax_error.py")
+    line = next(number for number, text in enumerate((HOSTILE / "syntax_error.py").read_text().splitlines(), 1)
+                if text.startswith("def attention_scores"))
+    assert f"at line {line}: def attention_scores(q, k)" in result.tests[0].message
+    assert "your code gave" not in result.tests[0].message
+
+
+@pytest.mark.parametrize("error", ["MemoryError", "NameError('np2')"])
+def test_greedy_nan_needs_a_division_error(tmp_path, error):
+    """Only dividing by temperature 0 is evidence of greedy-nan: running out of memory (21 of 27 checks of a
+    candidate's 09 were named greedy-nan) or any other crash at temperature 0 is not."""
+    from checker.runner import check
+
+    failing = tmp_path / "09_sampling.py"
+    failing.write_text("def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):\n"
+                       f"    if temperature == 0:\n        raise {error}\n    raise ValueError('not this one')\n\n\n"
+                       "def sample_token(probs, u):\n    raise ValueError('not this one')\n")
+    greedy = next(test for test in check(catalog.find("09"), failing).tests if test.name == "greedy")
+    assert greedy.outcome.value == "error" and greedy.bug is None, greedy
+    control = check(catalog.find("09"), ZOO / "sampling" / "greedy-nan--zero-division.py")  # a real division by 0
+    assert "greedy-nan" in control.bugs
+
+
+def test_the_progress_bar_names_the_candidate_and_the_time_left(monkeypatch):
+    import io
+
+    from checker.cli.hiring import _ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with _ProgressBar() as bar:
+        for done, name in enumerate((None, "interviews/ada", "interviews/bob")):
+            bar(done, 3, name)
+    assert "1/3  interviews/ada done, about " in terminal.getvalue() and " s left" in terminal.getvalue()
+
+
+# --- the README's commands, as a hiring team copies them ---------------------------------------------
+
+def _readme_commands():
+    """Every command of the code blocks of the README's "For hiring teams" section (comments dropped)."""
+    readme = (catalog.ROOT / "README.md").read_text()
+    section = readme.split("\n## For hiring teams\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```\n(.*?)^```", section, re.M | re.S)
+    commands = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()
+                if line.startswith(("kata ", "mkdir ", "cp ", "python "))]
+    return [command for command in commands if command]
+
+
+def _expanded(command):
+    """The words of a `kata ...` command as bash would pass them: quotes removed, globs expanded and sorted."""
+    import glob
+    import shlex
+
+    words = []
+    for word in shlex.split(command):
+        found = sorted(glob.glob(word)) if any(char in word for char in "*?[") else []
+        words += found or [word]
+    return words[1:]
+
+
+def test_the_readme_commands_for_hiring_teams_work_as_written(here):
+    commands = _readme_commands()
+    assert any(command.startswith("kata grade interviews/* ") for command in commands)
+    assert any("--roster" in command for command in commands)
+    for command in commands:  # `kata` in this process (cheap), the shell's commands in bash
+        if command.startswith("kata "):
+            done = CliRunner().invoke(cli, _expanded(command))
+            output, failed = done.output, done.exit_code != 0
+        else:
+            shell = subprocess.run(["bash", "-c", command], cwd=here, capture_output=True, text=True, timeout=60)
+            output, failed = shell.stdout + shell.stderr, shell.returncode != 0
+        assert not failed, f"{command}\n{output}"
+        assert "UNMATCHED" not in output and "Error" not in output, (command, output)
+    assert (here / "review.html").is_file() and (here / "review" / "index.html").is_file()
+    assert (here / "grades.md").is_file() and (here / "returned.md").is_file()

@@ -165,7 +165,7 @@ def test_a_workspace_without_katas_is_an_error_row(batch):
     assert not (batch["here"] / "nokatas" / "katas").exists()  # control
     row = workspace(batch, "nokatas")
     assert "has no katas/ folder" in row["error"] and row["seed"] == 5  # the roster's seed
-    assert "| nokatas | 5 |" in batch["markdown"]
+    assert re.search(r"\n### \d+\. nokatas: not graded\n\nSeed 5 · ", batch["markdown"])
 
 
 def test_a_file_too_deep_for_ast_is_noted_not_a_crash(batch):
@@ -209,7 +209,8 @@ def test_a_long_message_in_every_check_is_kept_short(batch):
     messages = [test["message"] for test in check(batch, "loud")["tests"]]
     assert len(messages) > 1 and all(len(message) < 2100 and message.endswith("more characters)")
                                      for message in messages)
-    assert len(batch["html"]) < 200_000 and len((batch["here"] / "grades.md.state.jsonl").read_text()) < 200_000
+    loud = next(part for part in batch["html"].split('<section class="candidate"') if ". loud — " in part)
+    assert len(loud) < 30_000 and len((batch["here"] / "grades.md.state.jsonl").read_text()) < 200_000
 
 
 # --- candidate text reaches every channel escaped for it ---------------------------------------------
@@ -248,8 +249,11 @@ def test_the_markdown_report_gets_no_markup_from_candidate_text(batch):
     report = batch["markdown"]
     assert "\x1b" not in report and "a link leaving the workspace" in report
     assert _markup(report) == {"heading"}  # its own, below
-    assert [line for line in report.splitlines() if line.startswith("#")] == \
-        ["# Kata grading report", "## Flags", "## Totals per kata", "## Totals per status"]
+    headings = [line for line in report.splitlines() if line.startswith("#")]
+    assert headings[:4] == ["# Kata grading report", "## Ranking", "## Similar files", "## Candidates"]
+    assert headings[-2:] == ["## Totals per kata", "## Totals per status"]
+    assert len(headings) == 6 + len(batch["report"]["workspaces"])  # and one for each candidate, ours
+    assert all(re.match(r"### \d+\. ", line) for line in headings[4:-2])
 
 
 def test_csv_cells_never_start_a_formula(batch):

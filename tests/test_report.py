@@ -7,23 +7,22 @@ with --resume --json); everything else is pure and cheap.
 import ast
 import csv
 import io
-import itertools
 import json
 import os
 import shutil
 import subprocess
 import time
-import zlib
+import html
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog
-from checker.hiring import exports, scoring, similarity
+from checker import catalog, escape
+from checker.hiring import exports, scoring
 from checker.cli import cli
-from checker.hiring.pack import ROSTER
+from checker.catalog import ROSTER
 from conftest import ZOO
 
 HOSTILE_COMMENT = "# </pre><script>alert('owned')</script><img src=http://example.com/x.png>\n"
@@ -78,20 +77,40 @@ def test_checks_that_never_ran_count_as_not_passed():
     assert score.passed == 3 and score.total == len(scoring.test_weights(catalog.find("01")))
 
 
-def test_kata_10_says_which_planted_bugs_were_fixed():
+def _graded(kata, path, seed):
+    from checker.hiring.grade import _for_graders
+    from checker.runner import check
+
+    result = check(kata, path, seed=seed)
+    return scoring.kata_score({**result.to_json(), **_for_graders(result)}, seed)
+
+
+def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
     from checker.hidden.debug import plants
     from checker.runner import DEFAULT_SEED
 
-    planted = list(plants.planted(7, DEFAULT_SEED))
-    weights = scoring.test_weights(catalog.find("10"))
-    failed = _check("10", 0, details={"planted": planted, "remaining": planted[1:]})
-    score = scoring.kata_score(failed, seed=7)
-    assert score.plants == {"planted": planted, "fixed": planted[:1], "remaining": planted[1:]}
-    assert score.score == round(100 * weights["planted_bugs_fixed"] / len(planted) / sum(weights.values()), 1)
-    solved = scoring.kata_score(_check("10", len(weights), status="passed"), seed=7)
-    assert solved.plants["fixed"] == planted and solved.plants["remaining"] == [] and solved.score == 100
+    kata, planted = catalog.find("10"), list(plants.planted(7, DEFAULT_SEED))
+    scores = []
+    for fixed in range(len(planted) + 1):  # the planted stub with the first `fixed` bugs taken out
+        path = tmp_path / f"fixed_{fixed}.py"
+        path.write_text(plants.source_with(planted[fixed:]))
+        graded = _graded(kata, path, 7)
+        assert graded.plants["fixed"] == planted[:fixed]
+        assert sorted(graded.plants["remaining"]) == sorted(planted[fixed:])
+        scores.append(graded.score)
+    steps = np.diff(scores)
+    assert scores[0] == 0 and scores[-1] == 100 and steps.max() - steps.min() <= 1, scores  # about equal
     unknown = scoring.kata_score(_check("10", 0, details={"planted": planted, "remaining": None}), seed=7)
-    assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == []
+    assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == [] and unknown.score < 100 / len(planted)
+
+
+def test_kata_08_without_tiling_scores_at_most_50():
+    kata = catalog.find("08")
+    assert scoring.test_caps(kata) == {"memory_grows_with_blocks_not_table": 50}
+    untiled = _graded(kata, ZOO / "flash" / "materializes-scores--plain.py", 5)
+    assert untiled.bugs == ["materializes-scores"] and untiled.passed == untiled.total - 1
+    assert untiled.score == 50  # it passes every other check: far more by weights alone
+    assert _graded(kata, kata.solution_path, 5).score == 100
 
 
 def test_a_rubric_is_pairs_or_a_file(tmp_path):
@@ -105,12 +124,28 @@ def test_a_rubric_is_pairs_or_a_file(tmp_path):
 
 # --- one graded batch --------------------------------------------------------------------------------
 
-NAMES = ("solved", "buggy", "copier", "untouched", "late")
+NAMES = ("solved", "buggy", "copier", "untouched", "late", "crasher", "shady")
+LONG_LINE = "    return undefined_mask  # a line of exactly ninety characters, to print whole: " + "x" * 5 + "END"
+SHADY = """import subprocess, glob, numpy as np
+found = glob.glob("/**/solutions/*.py", recursive=True)
+exec("import os")
+np.allclose = lambda *a, **k: True
+
+
+def attention_scores(q, k):
+    subprocess.run(["cat", "solutions/01_scores.py"])
+    return q @ k.T
+"""
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    """Five packs of katas 01 and 03 (the team weighs 03 three times), filled, graded once."""
+    """Seven packs of katas 01 and 03 (the team weighs 03 three times) and one of kata 10 with half its plants
+    fixed, filled with answers of every kind, graded once."""
+    from checker.hidden.debug import plants
+    from checker.runner import DEFAULT_SEED
+
+    assert len(LONG_LINE) == 90
     here = tmp_path_factory.mktemp("report")
     old = os.getcwd()
     os.chdir(here)
@@ -119,6 +154,7 @@ def batch(tmp_path_factory):
         for name in NAMES:
             made = run("pack", name, "--katas", "01,03", "--seed", 5, "--minutes", 30, "--weights", "03=3")
             assert made.exit_code == 0, made.output
+        assert run("pack", "debugger", "--katas", "10", "--seed", 5).exit_code == 0
         mask, scores = catalog.find("03"), catalog.find("01")
         for name in ("solved", "late"):
             for kata in (mask, scores):
@@ -126,15 +162,23 @@ def batch(tmp_path_factory):
         (here / "buggy" / "katas" / mask.filename).write_text(
             HOSTILE_COMMENT + (ZOO / "causal-mask" / "mask-top-left.py").read_text())
         (here / "copier" / "katas" / mask.filename).write_text(renamed_copy(mask.solution_path.read_text()))
+        (here / "crasher" / "katas" / mask.filename).write_text(  # every call raises the same NameError
+            f"import numpy as np\n\n\ndef causal_mask(n_q, n_k=None):\n{LONG_LINE}\n\n\n"
+            "def attention(q, k, v, mask=None):\n    return undefined_attention\n")
+        (here / "shady" / "katas" / scores.filename).write_text(SHADY)
+        planted = list(plants.planted(5, DEFAULT_SEED))
+        (here / "debugger" / "katas" / "10_debug_decoder.py").write_text(plants.source_with(planted[2:]))
         later = time.time() + 2 * 3600
         os.utime(here / "late" / "katas" / mask.filename, (later, later))
-        text = run("grade", *NAMES, "--timeout", 5, "--jobs", 2, "--report", "grades.md", "--csv", "grades.csv",
+        everyone = (*NAMES, "debugger")
+        text = run("grade", *everyone, "--timeout", 5, "--jobs", 2, "--report", "grades.md", "--csv", "grades.csv",
                    "--html", "review.html")
         assert text.exit_code == 0, text.output
-        data = run("grade", *NAMES, "--report", "grades.md", "--resume", "--json")
+        data = run("grade", *everyone, "--report", "grades.md", "--resume", "--json", "--html", "pages")
         assert data.exit_code == 0, data.output
-        yield {"here": here, "text": text.output, "json": json.loads(data.stdout),
-               "csv": (here / "grades.csv").read_text(), "html": (here / "review.html").read_text()}
+        yield {"here": here, "text": text.output, "json": json.loads(data.stdout), "planted": planted,
+               "csv": (here / "grades.csv").read_text(), "html": (here / "review.html").read_text(),
+               "markdown": (here / "grades.md").read_text()}
     finally:
         os.chdir(old)
         os.environ.pop("NO_COLOR", None)
@@ -150,16 +194,18 @@ def test_json_gains_scores_record_hashes_and_times(batch):
     for workspace in report["workspaces"]:
         assert set(workspace) == {"path", "seed", "katas", "flags", "rank", "score", "summary", "kata_version",
                                   "roster", "time", "similar"}
-        assert workspace["roster"]["seed"] == 5 and workspace["roster"]["weights"] == {"01": 1, "03": 3.0}
+        weights = {"10": 1} if workspace["path"] == "debugger" else {"01": 1, "03": 3.0}
+        assert workspace["roster"]["seed"] == 5 and workspace["roster"]["weights"] == weights
         assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time"}
         for check in workspace["katas"]:
-            assert set(check) == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review",
-                                  "frontend", "score", "checks_passed", "checks_total", "weight", "modified",
-                                  "untouched"}
+            assert set(check) - {"plants"} == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256",
+                                               "review", "score", "checks_passed", "checks_total",
+                                               "weight", "modified", "untouched", "frontend"}
     found = _workspaces(batch)
     assert found["solved"]["score"] == 100 and found["solved"]["rank"] == 1
     assert found["solved"]["summary"] == "2/2 katas · 100/100 · bugs: none named"
-    assert found["untouched"]["score"] == 0 and found["untouched"]["rank"] == 5  # ranks 1, 1 (late), 3, 4, 5
+    assert found["untouched"]["score"] == 0 and found["untouched"]["rank"] == 6  # 0 like crasher and shady
+    assert found["debugger"]["score"] == 50 and found["debugger"]["katas"][0]["plants"]["fixed"] == batch["planted"][:2]
     buggy = {check["kata"]: check for check in found["buggy"]["katas"]}
     assert buggy["03"]["bugs"][0] == "mask-top-left" and 0 < buggy["03"]["score"] < 100
     assert 0 < buggy["03"]["checks_passed"] < buggy["03"]["checks_total"]
@@ -184,59 +230,42 @@ def test_the_copy_is_flagged_and_honest_solvers_show_their_figure(batch):
     assert pairs[("01", "late", "solved")] == 1.0  # the same file twice, whoever wrote it
     assert not any("untouched" in pair for pair in pairs)  # the stub as given is nobody's code
     assert "kata 03: copier ~ solved  1.00" in batch["text"]
+    reference = {p["a"]: p for p in batch["json"]["similar"] if p["kind"] == "reference" and p["kata"] == "03"}
+    assert set(reference) == {"copier", "solved", "late"}  # the shipped answer, handed in as it is or renamed
+    code_lines = len(catalog.find("03").solution_path.read_text().splitlines())
+    for pair in batch["json"]["similar"]:  # where the match is, on both sides, within each file
+        assert pair["lines_a"] and pair["lines_b"]
+        assert all(1 <= first <= last <= code_lines for first, last in pair["lines_a"] + pair["lines_b"])
+    assert "## Similar files" in (batch["here"] / "grades.md").read_text()
 
 
 def test_terminal_ranking(batch):
     text = batch["text"]
     ranking = text[text.index("Ranking"):].splitlines()
     assert ranking[1].startswith("  1. ") and "100.0  2/2 katas · 100/100" in ranking[1]
-    assert ranking[5].startswith("  5. untouched")
+    lines = {line.split()[1]: line for line in ranking[1:len(NAMES) + 2]}
+    assert lines["untouched"].startswith("  6. untouched")
+    assert "! TAMPERING: kata 01: patches np.allclose (+" in lines["shady"]  # the worst concern first
+    assert "over time (2 h 00 min of 30 min)" in lines["late"]
     assert "grading" not in text  # no progress bar off a terminal
+    assert "(2 jobs)" in text
 
 
 def test_csv_is_one_row_per_candidate_and_kata(batch):
     rows = list(csv.DictReader(io.StringIO(batch["csv"])))
     assert list(rows[0]) == exports.CSV_COLUMNS
-    assert len(rows) == 2 * len(NAMES)
+    assert len(rows) == 2 * len(NAMES) + 1  # and the debugger's kata 10
     buggy = next(row for row in rows if row["candidate"] == "buggy" and row["kata"] == "03")
     assert buggy["status"] == "failed" and buggy["bugs"].startswith("mask-top-left") and buggy["kata_weight"] == "3"
     assert len(buggy["sha256"]) == 64 and buggy["over_time"] == "no"
     assert next(row for row in rows if row["candidate"] == "copier" and row["kata"] == "03")["similar_to"] == \
-        "late (1.00); solved (1.00)"
+        "late (1.00); solved (1.00); reference solution (1.00)"
 
 
 def test_the_roster_records_minutes_and_weights(batch):
-    entries = [json.loads(line) for line in (batch["here"] / ROSTER).read_text().splitlines()]
+    entries = [json.loads(line) for line in (batch["here"] / ROSTER).read_text().splitlines()][:len(NAMES)]
     assert all(entry["minutes"] == 30 and entry["weights"] == {"01": 1, "03": 3.0} for entry in entries)
-
-
-# --- similarity --------------------------------------------------------------------------------------
-
-def test_independent_correct_variants_are_not_flagged():
-    """The katas' correct variants (and references) are independent answers: none may read as a copy."""
-    pairs = flagged = 0
-    for kata in catalog.all_katas():
-        files = [kata.solution_path] + kata.files("correct")
-        tokens = [similarity.normalised(path.read_bytes(), kata.id) for path in files]
-        for a, b in itertools.combinations([t for t in tokens if t is not None], 2):
-            pairs += 1
-            flagged += similarity.similarity(a, b) >= similarity.THRESHOLD
-    assert pairs > 150 and flagged == 0
-
-
-@pytest.mark.parametrize("kata", [k for k in catalog.all_katas() if k.id != "10"], ids=str)
-def test_a_renamed_and_reformatted_copy_is_flagged(kata):
-    source = kata.solution_path.read_text()
-    copy = renamed_copy(source)
-    assert copy != source
-    files = {"original": {kata.id: source.encode()}, "copy": {kata.id: copy.encode()}}
-    pairs = similarity.flagged(files)
-    assert [(p.a, p.b) for p in pairs] == [("copy", "original")] and pairs[0].similarity >= 0.95
-
-
-def test_untouched_stubs_are_not_compared():
-    stub = catalog.find("05").stub_path.read_bytes()
-    assert similarity.flagged({"a": {"05": stub}, "b": {"05": stub}}) == []
+    assert [entry["folder"] for entry in entries] == list(NAMES)  # relative to the roster
 
 
 # --- the review page ---------------------------------------------------------------------------------
@@ -263,63 +292,174 @@ def test_the_page_has_its_parts_and_no_way_out(batch):
                if name in ("src", "href"))
     text = "".join(page.text)
     assert HOSTILE_COMMENT.strip() in text  # the candidate's code, shown as text
-    assert "ranking" in page.classes and page.tags.count("section") == len(NAMES)
-    assert page.classes.count("code") == 2 * len(NAMES)  # every kata's code
+    assert "ranking" in page.classes and page.tags.count("section") == len(NAMES) + 1
+    untouched = sum(k["untouched"] for w in batch["json"]["workspaces"] for k in w["katas"])
+    assert page.classes.count("code") == 2 * len(NAMES) + 1 - untouched  # every kata's code, but a stub as issued
     assert "grid" in page.classes and "differs" in page.classes  # kata 03's weight picture, drawn as a table
     assert "mask-top-left" in text and "over time" in text and "similar to solved" in text
+    assert page.classes.count("pair") >= 3 and "hit" in page.classes  # each pair side by side, matches marked
+    assert "never a verdict" in text
     assert "default-src 'none'" in batch["html"]
 
 
-def _png_pixels(data):
-    """An 8-bit RGB or RGBA, non-interlaced PNG (what Chromium writes) as an (h, w, 3) array."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    position, chunks, header = 8, [], None
-    while position < len(data):
-        length = int.from_bytes(data[position:position + 4], "big")
-        kind, body = data[position + 4:position + 8], data[position + 8:position + 8 + length]
-        header = body if kind == b"IHDR" else header
-        chunks += [body] if kind == b"IDAT" else []
-        position += 12 + length
-    width, height = int.from_bytes(header[:4], "big"), int.from_bytes(header[4:8], "big")
-    channels = {2: 3, 6: 4}[header[9]]
-    raw = np.frombuffer(zlib.decompress(b"".join(chunks)), np.uint8).reshape(height, 1 + width * channels)
-    image, previous = np.zeros((height, width * channels), np.int32), np.zeros(width * channels, np.int32)
-    for y in range(height):
-        kind, line = raw[y, 0], raw[y, 1:].astype(np.int32)
-        if kind == 2:
-            line = (line + previous) % 256
-        elif kind in (1, 3, 4):
-            out = line.copy()
-            for x in range(width * channels):  # left-dependent filters: one pixel at a time
-                left = out[x - channels] if x >= channels else 0
-                up, corner = previous[x], previous[x - channels] if x >= channels else 0
-                if kind == 1:
-                    predictor = left
-                elif kind == 3:
-                    predictor = (left + up) // 2
-                else:
-                    p = left + up - corner
-                    pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                    predictor = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
-                out[x] = (line[x] + predictor) % 256
-            line = out
-        image[y], previous = line, line
-    return image.reshape(height, width, channels)[:, :, :3]
+# --- the Markdown report, the review page's parts ------------------------------------------------------
+
+def test_the_markdown_report_opens_with_what_a_manager_forwards(batch):
+    found = _workspaces(batch)
+    first_screen = batch["markdown"].split("\n## Candidates")[0]
+    assert first_screen.index("## Ranking") < first_screen.index("## Similar files") < \
+        first_screen.index("## Kata 10: planted bugs")
+    ranking = first_screen.split("## Ranking")[1].split("\n## ")[0]
+    rows = {line.split(" | ")[1]: line for line in ranking.splitlines() if line.startswith("| ")
+            and line.split(" | ")[1] in found}
+    assert set(rows) == set(found)
+    for name, workspace in found.items():
+        scores = {k["kata"]: f"{k['score']:.0f}" for k in workspace["katas"]}
+        cells = rows[name].split(" | ")
+        assert cells[0] == f"| {workspace['rank']}" and cells[2] == f"**{workspace['score']:.1f}**"
+        assert [cell.split(" ")[0] for cell in cells[3:6]] == [scores.get(k, "-") for k in ("01", "03", "10")]
+        assert " of 30 min" in cells[6] or name == "debugger"  # time used, of the pack's minutes
+    assert "**over time**" in rows["late"] and "**over time**" not in rows["solved"]
+    assert "similar to late, reference solution, solved (kata 03)" in rows["copier"]
+    assert "0 (error)" in rows["crasher"]
+    assert "**tampering**: kata 01: patches np.allclose" in rows["shady"]
+    assert "(mask-top-left)" in rows["buggy"] and "0 (untouched)" in rows["buggy"]
+    fixed, remaining = batch["planted"][:2], batch["planted"][2:]
+    assert f"| debugger | 2 of 4: {', '.join(fixed)} | {', '.join(sorted(remaining))} |" in first_screen
 
 
-@pytest.mark.skipif(not shutil.which("chromium"), reason="chromium is not installed (apt-get install chromium)")
-def test_the_page_renders_its_table_and_code_in_chromium(batch, tmp_path):
-    shot = batch["here"] / "review.png"
-    done = subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                           f"--screenshot={shot}", "--window-size=1280,1400",
-                           f"file://{batch['here'] / 'review.html'}"],
-                          capture_output=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
-    assert shot.is_file(), done.stderr.decode(errors="replace")[-2000:]
-    pixels = _png_pixels(shot.read_bytes())
-    header = np.all(pixels == (0x14, 0x53, 0x2D), axis=-1)  # the ranking table's head and the section rules
-    code = np.all(pixels == (0x1E, 0x29, 0x3B), axis=-1)  # the code blocks' background
-    assert header[:400].sum() > 2000, "no ranking table at the top of the page"
-    assert code.sum() > 20000, "no code block on the first screen"
-    light = np.all(pixels > 200, axis=-1)
-    assert code[:, :700].sum() > code[:, 700:].sum()  # code on the left, the failing checks beside it
-    assert light.mean() > 0.3  # a page, not a blank or a black screen
+def _texts(html):
+    parts = _Parts()
+    parts.feed(html)
+    return parts.text
+
+
+def _section(html, name):
+    return next(part for part in html.split('<section class="candidate"')[1:] if f". {name} — " in part)
+
+
+def test_the_page_shows_what_the_candidate_wrote_against_the_stub(batch):
+    section = _Parts()
+    section.feed(_section(batch["html"], "solved"))  # the reference: the stub's docstrings, its own code
+    assert section.classes.count("l add") > 0 and section.classes.count("l del") > 0  # written; TODOs removed
+    assert "fold" in section.classes
+    assert "unchanged lines of the stub" in "".join(section.text)
+    kept = [line for line in catalog.find("03").stub_path.read_text().splitlines()  # the stub's lines kept
+            if line.strip() and line in catalog.find("03").solution_path.read_text().splitlines()]
+    code = _section(batch["html"], "solved").split("<h3>03 ")[1]
+    folded = "".join(part.split("</details>")[0] for part in code.split('<details class="fold">')[1:])
+    inside = sum(escape.html(line) in folded for line in kept)
+    assert inside >= 0.7 * len(kept), (inside, len(kept))  # the stub's docstrings folded, not shown
+    assert HOSTILE_COMMENT.strip() in "".join(_texts(_section(batch["html"], "buggy")))  # a file unlike the stub
+
+
+def test_the_same_error_from_many_checks_is_one_box_with_a_count(batch):
+    crasher = {k["kata"]: k for k in _workspaces(batch)["crasher"]["katas"]}["03"]
+    failing = [t for t in crasher["tests"] if t["outcome"] != "passed"]
+    errors = [t["message"].split(" raised ", 1)[1] for t in failing if " raised " in t["message"]]
+    most = max(errors.count(error) for error in errors)
+    assert most > 5
+    section = _section(batch["html"], "crasher").split("<h3>03 ")[1]
+    assert f"<b>{most} checks</b>" in section
+    assert section.count('<div class="check') == len(set(errors)) + len(failing) - len(errors)
+
+
+def test_concerns_are_ranked_by_severity_with_what_the_sandbox_refused(batch):
+    section = _Parts()
+    section.feed(_section(batch["html"], "shady"))
+    kinds = [value.removeprefix("sev-") for value in section.classes if value.startswith("sev-")]
+    assert kinds[0] == "tampering" and kinds == sorted(kinds, key=["tampering", "reaching-out", "record", "time",
+                                                                   "similar", "note"].index)
+    text = "".join(section.text)
+    assert "kata 01: patches np.allclose" in text and "kata 01: calls exec()" in text
+    assert "kata 01: the sandbox refused it: PermissionError" in text
+
+
+def test_html_dir_writes_an_index_and_a_page_per_candidate(batch):
+    folder = batch["here"] / "pages"
+    names = sorted(path.name for path in folder.iterdir())
+    assert "index.html" in names and len(names) == len(NAMES) + 2
+    index = (folder / "index.html").read_text()
+    for name in names[:-1] if names[-1] == "index.html" else [n for n in names if n != "index.html"]:
+        assert f'href="{name}"' in index
+        alone = (folder / name).read_text()
+        assert alone.count('<section class="candidate"') == 1 and 'href="index.html"' in alone
+        assert "default-src 'none'" in alone
+
+
+# --- the page in a browser: a phone, a printer ---------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium")
+WIDE, PHONE = 1440, 390  # px: a laptop's width and an iPhone 12-15's
+# a page of the test's own (not the review page, whose policy allows no script): it loads the review page in
+# frames of a laptop's and a phone's width and writes what their layout measured into the DOM Chromium dumps
+MEASURE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="wide" src="review.html" style="width:%dpx;height:900px;border:0"></iframe>
+<iframe id="phone" src="review.html" style="width:%dpx;height:844px;border:0"></iframe><pre id="out">waiting</pre>
+<script>
+var measured = {}, count = 0;
+function measure(frame) {
+  var d = frame.contentDocument, w = frame.contentWindow, all = d.querySelectorAll("body *");
+  var inside = function (label) {
+    return Array.prototype.map.call(d.querySelectorAll('td[data-label="' + label + '"]'), function (td) {
+      var r = td.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= w.innerWidth + 0.5; });
+  };
+  var code = d.querySelector("div.code").getBoundingClientRect(), check = d.querySelector(".check").getBoundingClientRect();
+  measured[frame.id] = {viewport: w.innerWidth, scrollWidth: d.documentElement.scrollWidth,
+    beyond: Array.prototype.filter.call(all, function (e) { return e.getBoundingClientRect().right > w.innerWidth + 0.5; })
+      .slice(0, 5).map(function (e) { return e.tagName + "." + e.className; }),
+    ranking: d.querySelector("table.ranking").getBoundingClientRect().top,
+    codeRight: code.right, checkLeft: check.left, codeBottom: code.bottom, checkTop: check.top,
+    time: inside("time used"), flags: inside("flags"), similar: inside("similar to")};
+  if (++count == 2) document.getElementById("out").textContent = "MEASURED " + JSON.stringify(measured);
+}
+document.getElementById("wide").onload = function () { measure(this); };
+document.getElementById("phone").onload = function () { measure(this); };
+</script></body></html>
+"""
+
+
+@pytest.fixture(scope="module")
+def browser(batch, tmp_path_factory):
+    """The page measured at a laptop's and a phone's width and printed to PDF, by two Chromiums at once."""
+    if not CHROMIUM:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/run does)")
+    home, here = tmp_path_factory.mktemp("chromium"), batch["here"]
+    (here / "measure.html").write_text(MEASURE % (WIDE, PHONE))
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu"]
+    runs = [subprocess.Popen(command + ["--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom",
+                                        f"file://{here / 'measure.html'}"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env={**os.environ, "HOME": str(home / "a")}),
+            subprocess.Popen(command + ["--no-pdf-header-footer", f"--print-to-pdf={here / 'review.pdf'}",
+                                        f"file://{here / 'review.html'}"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env={**os.environ, "HOME": str(home / "b")})]
+    (dom, errors), _ = [run.communicate(timeout=120) for run in runs]
+    dom = dom.decode(errors="replace")
+    assert "MEASURED " in dom, errors.decode(errors="replace")[-2000:]
+    return {"measured": json.loads(html.unescape(dom.split("MEASURED ", 1)[1].split("</pre>")[0])),
+            "pdf": here / "review.pdf"}
+
+
+def test_on_a_laptop_the_ranking_leads_and_code_sits_beside_its_checks(browser):
+    wide = browser["measured"]["wide"]
+    assert wide["viewport"] == WIDE and wide["scrollWidth"] <= WIDE and wide["ranking"] < 300
+    assert wide["codeRight"] <= wide["checkLeft"]  # two columns: the code, then its checks
+
+
+def test_on_a_phone_nothing_scrolls_sideways_and_time_flags_similarity_show(browser):
+    phone = browser["measured"]["phone"]
+    assert phone["viewport"] == PHONE
+    assert phone["scrollWidth"] <= PHONE and phone["beyond"] == [], phone
+    assert phone["codeBottom"] <= phone["checkTop"]  # one column: the checks below the code
+    for cells in (phone["time"], phone["flags"], phone["similar"]):  # a row each, all on screen
+        assert len(cells) == len(NAMES) + 1 and all(cells), phone
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="pdftotext is not installed (apt-get install poppler-utils)")
+def test_printed_the_page_keeps_a_90_character_line_whole(browser):
+    assert browser["pdf"].is_file()
+    text = subprocess.run(["pdftotext", "-layout", str(browser["pdf"]), "-"], capture_output=True, text=True).stdout
+    assert any(" ".join(LONG_LINE.split()) in " ".join(line.split()) for line in text.splitlines())  # one line
+    pages = text.count("\f")
+    assert pages <= 3 * (len(NAMES) + 1), pages  # a few pages a candidate, not dozens (pairs: a table)
+    assert "their side-by-side views are on the screen page only" in " ".join(text.split())

@@ -107,3 +107,30 @@ def test_the_torch_child_reads_torch_and_nothing_else_of_site_packages(tmp_path)
     result = check(catalog.find("01"), file, TORCH_LIMITS)
     messages = [t.message for t in result.tests]
     assert result.status == Status.ERROR and all(f"Permission denied: '{site}'" in m for m in messages), messages
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
+def test_a_hiring_round_takes_torch_files_and_the_page_says_which(tmp_path, monkeypatch):
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    chosen = [catalog.find(key) for key in ("01", "05", "09")]
+    packed = runner.invoke(cli, ["pack", "ada", "--katas", ",".join(k.id for k in chosen), "--seed", "4"])
+    assert packed.exit_code == 0, packed.output
+    for kata in chosen:
+        shutil.copy(kata.folder / "torch" / "correct.py", tmp_path / "ada" / "katas" / kata.filename)
+    public = subprocess.run([sys.executable, "check.py"], cwd=tmp_path / "ada", capture_output=True, text=True,
+                            timeout=300)
+    assert public.returncode == 0 and public.stdout.count(" ok") == 3, public.stdout + public.stderr
+    graded = runner.invoke(cli, ["grade", "ada", "--timeout", "60", "--json", "--html", "page.html"])
+    checks = json.loads(graded.output)["workspaces"][0]["katas"]
+    assert [(c["status"], c["frontend"]) for c in checks] == [("passed", "torch")] * 3, graded.output
+    assert (tmp_path / "page.html").read_text().count("written in PyTorch") >= 3

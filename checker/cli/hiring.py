@@ -26,11 +26,12 @@ from checker.sandbox import DEFAULT_SECONDS
 def pack(folder, kata_keys, seed, minutes, rubric):
     """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
 
-    The pack holds no reference, hidden test, bug catalogue or quiz answer. What was issued
-    (katas, seed, version, time, each stub's SHA-256) is appended to kata-roster.jsonl beside
-    DIR, on your side: `kata grade` takes the katas, seed, minutes and --weights from there, and
-    only compares the pack's own kata-pack.json (which the candidate can edit) with it. The same
-    katas and seed give the same pack, byte for byte.
+    The pack holds no reference, hidden test, bug catalogue or quiz answer, and speaks only of the
+    katas it holds. What was issued (a pack id, katas, seed, version, time, each stub's SHA-256) is
+    appended to kata-roster.jsonl beside DIR, with the team's key kata-roster.key that seals the
+    pack id in the pack's kata-pack.json: keep both, on your side. `kata grade` finds the record by
+    that id wherever the pack went, and takes the katas, seed, minutes and --weights from it. The same
+    katas and seed give the same pack, byte for byte, but for its id and seal.
 
     Example:
 
@@ -39,9 +40,9 @@ def pack(folder, kata_keys, seed, minutes, rubric):
         kata pack interviews/bob --katas 01,03,05 --seed 42 --weights 03=2,05=3
         kata grade interviews/ada interviews/bob --html review.html
     """
-    from checker import reports
-
     import random
+
+    from checker.hiring import report as reports
 
     from checker.hiring import pack as packing
     from checker.hiring import scoring
@@ -53,6 +54,9 @@ def pack(folder, kata_keys, seed, minutes, rubric):
         made = packing.make(folder, katas, seed, minutes, weights)
     except (packing.PackError, scoring.RubricError) as error:
         raise UsageProblem(str(error)) from None
+    for kata_id in sorted(set(weights or {}) - {kata.id for kata in made.katas}):
+        click.echo(f"warning: --weights gives kata {kata_id} a weight, but the pack does not hold kata {kata_id}: "
+                   "ignored", err=True)
     for warning in made.warnings:
         click.echo(f"warning: {escape.terminal(warning)}", err=True)
     echo(reports.pack_text(made))
@@ -76,18 +80,20 @@ def _kata_list(text):
 @click.option("--resume", is_flag=True, help="Skip the workspaces an interrupted run already graded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object and nothing else.")
 @click.option("--roster", type=click.Path(path_type=Path, dir_okay=False),
-              help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace]")
+              help="The roster `kata pack` wrote  [default: kata-roster.jsonl beside each workspace, else here]")
 @click.option("--insecure", is_flag=True, help="Grade even where the sandbox cannot fully isolate candidate code.")
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one CSV row per candidate and kata here.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the review page here: one self-contained HTML file.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write the review page: PATH.html one self-contained file; DIR an index.html and a page per "
+                   "candidate (to share one alone).")
 def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path):
     """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
-    Each workspace is graded on the katas and seed `kata pack` recorded in its roster; a kata-pack.json
-    that disagrees is flagged, never obeyed (a folder with no record: its manifest's, else every kata
-    file in its katas/ with the default seed, flagged "unrostered"). Kata files that are links leaving
+    Each workspace is graded on the katas and seed `kata pack` recorded in its roster, found by the
+    sealed pack id of its kata-pack.json wherever the folder now is (a copy, unpacked zips, a clone);
+    a manifest that disagrees is flagged, never obeyed, and a workspace with no matching record is
+    graded on its own manifest and flagged UNMATCHED. Kata files that are links leaving
     the workspace or not regular files are refused and flagged; a broken workspace is one error row.
     Finished workspaces are saved at once in a signed state file (PATH.state.jsonl beside --report,
     else kata-grade.state.jsonl here): after an interruption, --resume grades only the rest, and again
@@ -101,17 +107,21 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
 
     \b
         kata grade interviews/* --report grades.md --csv grades.csv --html review.html
-        kata grade interviews/* --report grades.md --resume
+        kata grade interviews/* --report grades.md --resume --html review/
+        kata grade returned/* --roster interviews/kata-roster.jsonl
         kata grade interviews/ada --json --timeout 5
     """
-    from checker import reports
-
     from checker.hiring import exports, review_page, scoring
+    from checker.hiring import report as reports
     from checker.hiring import grade as grading
     from checker.sandbox import Limits
 
+    folders = [folder for folder in folders if not _team_file(folder)]  # `kata grade interviews/*` holds them
+    if not folders:
+        raise UsageProblem("no workspace to grade: give the candidates' folders (kata grade interviews/*)")
     try:
-        workspaces = [grading.open_workspace(folder, seed, roster) for folder in folders]
+        workspaces = grading.flag_shared_records(
+            [grading.open_workspace(folder, seed, roster) for folder in dict.fromkeys(folders)])
     except grading.GradeError as error:
         raise UsageProblem(str(error)) from None
     for path in (report_path, csv_path, html_path):
@@ -121,7 +131,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     try:
         isolation = {**grading.probe_isolation(limits), "insecure": insecure}
     except grading.GradeError as error:  # the grader's own machine (a full disk)
-        raise Problem(str(error)) from None
+        raise click.ClickException(str(error)) from None
     if isolation["level"] != "full":
         missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())
         if not insecure:
@@ -146,11 +156,11 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:
-        report_path.write_text(reports.grade_markdown(result), encoding="utf-8")
+        report_path.write_text(reports.grade_markdown(batch), encoding="utf-8")
     if csv_path:
         csv_path.write_text(exports.csv_text(batch), encoding="utf-8")
     if html_path:
-        html_path.write_text(review_page.page(batch), encoding="utf-8")
+        review_page.write(batch, html_path)
     if as_json:
         if result.resumed:
             click.echo(f"{result.resumed} workspaces finished in an earlier run ({escape.terminal(state)}), not graded "
@@ -163,17 +173,37 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
              + "".join(f"\nWritten: {escape.terminal(path)}" for path in written))
 
 
+def _team_file(path):
+    """The roster and its key, which `kata pack` writes beside the workspaces: not a workspace to grade."""
+    from checker.catalog import ROSTER
+    from checker.hiring.roster import KEY
+
+    return path.is_file() and path.name in (ROSTER, KEY)
+
+
 class _ProgressBar:
-    """`kata grade`'s progress on a terminal: a click progress bar, made once the number to grade is known."""
+    """`kata grade`'s progress on a terminal: a click progress bar, made once the number to grade is known,
+    naming the candidate who just finished and the time left (at the pace so far)."""
 
     def __init__(self):
-        self.bar = None
+        self.bar, self.started = None, None
 
-    def __call__(self, done, total):
+    def __call__(self, done, total, finished=None):
+        import time
+
+        from checker import escape
+        from checker.render import duration
+
         if self.bar is None:
-            self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_pos=True)
+            self.started = time.monotonic()
+            self.bar = click.progressbar(length=total, label="grading", file=sys.stderr, show_pos=True,
+                                         show_eta=False, item_show_func=lambda text: text)
             self.bar.__enter__()
-        self.bar.update(done - self.bar.pos)
+        text = None
+        if finished is not None:
+            left = (time.monotonic() - self.started) / max(done, 1) * (total - done)
+            text = f"{escape.terminal(finished)[-40:]} done, about {duration(left)} left"
+        self.bar.update(done - self.bar.pos, text)
 
     def __enter__(self):
         return self

@@ -10,6 +10,7 @@ import io
 import click
 
 from checker import escape
+from checker.hiring import concerns
 from checker.render import duration
 
 JSON_FORMAT = 1
@@ -33,8 +34,9 @@ def ranking_text(batch, limit=None):
         if candidate.similar:
             others = sorted({_other(pair, candidate.path) for pair in candidate.similar})
             notes.append("similar to " + escape.terminal(", ".join(others)))
-        if candidate.flags:
-            notes.append(f"{len(candidate.flags)} flag{'s' if len(candidate.flags) > 1 else ''}")
+        worst = concerns.headline(candidate)
+        if worst:
+            notes.append(escape.terminal(worst[:100] + ("…" if len(worst) > 100 else "")))
         total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"
         line = f"{candidate.rank:>3}. {escape.terminal(candidate.path):<{width}}  {total}  " \
                f"{escape.terminal(candidate.summary)}"
@@ -46,6 +48,10 @@ def ranking_text(batch, limit=None):
 
 def _other(pair, path):
     return pair.b if pair.a == path else pair.a
+
+
+def _lines(ranges):
+    return [list(pair) for pair in ranges]
 
 
 def kata_json(kata):
@@ -66,7 +72,9 @@ def candidate_json(candidate):
             "time": {"issued": candidate.issued, "last_change": candidate.last_change,
                      "span_seconds": None if candidate.span_seconds is None else round(candidate.span_seconds, 1),
                      "minutes": candidate.minutes, "over_time": candidate.over_time},
-            "similar": [{"kata": pair.kata, "other": _other(pair, candidate.path), "similarity": pair.similarity}
+            "similar": [{"kata": pair.kata, "other": _other(pair, candidate.path), "similarity": pair.similarity,
+                         "kind": pair.kind, "lines": _lines(pair.lines_a if pair.a == candidate.path else pair.lines_b),
+                         "other_lines": _lines(pair.lines_b if pair.a == candidate.path else pair.lines_a)}
                         for pair in candidate.similar]}
     return {**data, "error": candidate.error} if candidate.error else data
 
@@ -77,7 +85,8 @@ def batch_json(batch):
     candidates = sorted(batch.candidates, key=lambda c: order[c.path])
     return {"format": JSON_FORMAT, "isolation": batch.report.isolation,
             "workspaces": [candidate_json(candidate) for candidate in candidates],
-            "similar": [{"kata": p.kata, "a": p.a, "b": p.b, "similarity": p.similarity} for p in batch.pairs],
+            "similar": [{"kata": p.kata, "a": p.a, "b": p.b, "similarity": p.similarity, "kind": p.kind,
+                         "lines_a": _lines(p.lines_a), "lines_b": _lines(p.lines_b)} for p in batch.pairs],
             "similarity_threshold": batch.threshold}
 
 

@@ -3,7 +3,8 @@
 Every (workspace, kata) check is one `runner.check` in a pool of worker processes, and the
 candidate's code runs in its own isolated sandbox below that: a submission that loops, exits, floods
 its output, patches NumPy or attacks the grader spoils its own row only. The trusted side owns the
-truth: the katas and seed come from the roster `kata pack` wrote (the candidate's manifest is only
+truth: the katas and seed come from the roster `kata pack` wrote, found by the pack id and seal of the
+workspace's manifest wherever the workspace went (roster.py; the manifest's katas and seed are only
 compared with it), this process reads every kata file itself before any candidate code runs (refusing
 links that leave the workspace and anything but a regular file), and the hidden tests and references
 are loaded before the workers fork. The moment a workspace's last kata is checked, its checks are
@@ -11,6 +12,7 @@ appended to a state file, one line per workspace signed with a key kept beside i
 batch resumes where it stopped and a line the grader did not write is ignored.
 """
 
+import dataclasses
 import hashlib
 import hmac
 import importlib
@@ -26,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import catalog
-from checker.hiring import review
-from checker.catalog import MANIFEST, ROSTER
+from checker.catalog import MANIFEST
+from checker.hiring import review, similarity
+from checker.hiring import roster as rostering
 from checker.results import Result, Status, TestOutcome
 from checker.sandbox import HostError, read_learner_file
 
@@ -64,28 +67,9 @@ class Workspace:
         return str(self.path.resolve()), self.seed, tuple(kata.id for kata in self.katas), hashes
 
 
-def read_roster(folder, roster=None):
-    """The last entry `kata pack` recorded for `folder` in `roster` (default: the roster beside it), or None."""
-    folder = Path(folder).resolve()
-    roster = Path(roster) if roster else folder.parent / ROSTER
-    try:
-        lines = read_learner_file(roster, 64 * 2**20).decode("utf-8", errors="replace").splitlines()
-    except (OSError, ValueError):
-        return None
-    found = None
-    for line in lines:
-        try:
-            entry = json.loads(line)
-            if entry["folder"] == str(folder):
-                found = {"katas": [catalog.find(key) for key in entry["katas"]], "seed": int(entry["seed"]),
-                         "record": entry}
-        except (ValueError, KeyError, TypeError, catalog.UnknownKata):
-            continue
-    return found
-
-
 def _manifest(folder):
-    """(katas, seed) of the folder's kata-pack.json, None without one; ValueError for a broken one."""
+    """The folder's kata-pack.json as {"katas", "seed", "pack", "seal"}, None without one; ValueError for a
+    broken one."""
     path = folder / MANIFEST
     if not os.path.lexists(path):
         return None
@@ -96,14 +80,25 @@ def _manifest(folder):
         raise ValueError(f"{MANIFEST} is not a kata pack manifest ({type(error).__name__}: {error})") from None
     if not katas:
         raise ValueError(f"{MANIFEST} lists no kata")
-    return tuple(sorted(set(katas), key=lambda kata: kata.id)), seed
+    return {"katas": tuple(sorted(set(katas), key=lambda kata: kata.id)), "seed": seed,
+            "pack": data.get("pack"), "seal": data.get("seal")}
+
+
+def _issued(entry):
+    """(katas, seed) a roster entry records, or None for an entry that names no known kata."""
+    try:
+        katas = tuple(sorted({catalog.find(key) for key in entry["katas"]}, key=lambda kata: kata.id))
+        return (katas, int(entry["seed"])) if katas else None
+    except (KeyError, TypeError, ValueError, catalog.UnknownKata):
+        return None
 
 
 def open_workspace(folder, seed=None, roster=None):
-    """The workspace in `folder`, read by this process: its katas and seed from the roster (else from its
-    manifest, flagged; else every kata file in its katas/ with the default seed), `seed` overriding either.
-    A folder that does not exist raises GradeError; one that cannot be graded (no katas/, a broken manifest,
-    anything reading it raised) comes back with `error` set: one error row, never a stopped batch."""
+    """The workspace in `folder`, read by this process: its katas and seed from its roster record (found by
+    the pack id of its manifest: roster.match), else from its manifest, else every kata file in its katas/
+    with the default seed, flagged either way; `seed` overrides. A folder that does not exist raises
+    GradeError; one that cannot be graded (no katas/, a broken manifest, anything reading it raised) comes
+    back with `error` set: one error row, never a stopped batch."""
     from checker.runner import DEFAULT_SEED
 
     folder = Path(folder)
@@ -119,37 +114,37 @@ def open_workspace(folder, seed=None, roster=None):
 def _open(folder, seed, roster):
     from checker.runner import DEFAULT_SEED
 
-    flags, error = [], ""
-    issued = read_roster(folder, roster)
+    error = ""
     try:
         manifest = _manifest(folder)
     except ValueError as problem:
         manifest, error = None, str(problem)
+    found = rostering.match(folder, manifest, roster, broken=bool(error))
+    flags, record = list(found.flags), found.entry
+    issued = _issued(record) if record else None
+    if record and issued is None:
+        flags.append("UNMATCHED: its roster record names no known kata: graded on its own files")
+        record = None
     if issued is not None:
-        katas, pack_seed = tuple(sorted(set(issued["katas"]), key=lambda kata: kata.id)), issued["seed"]
+        katas, pack_seed = issued
         if error:
             flags.append(f"{error}; graded on the roster's katas and seed")
             error = ""
-        elif manifest is not None and manifest != (katas, pack_seed):
-            flags.append(f"{MANIFEST} disagrees with the roster (katas {_ids(manifest[0])}, seed {manifest[1]}; "
-                         f"issued: katas {_ids(katas)}, seed {pack_seed}): graded as issued")
-        elif manifest is None:
-            flags.append(f"{MANIFEST} is missing: graded as the roster says")
+        elif manifest is not None and (manifest["katas"], manifest["seed"]) != issued:
+            flags.append(f"{MANIFEST} disagrees with the roster (katas {_ids(manifest['katas'])}, seed "
+                         f"{manifest['seed']}; issued: katas {_ids(katas)}, seed {pack_seed}): graded as issued")
+    elif manifest is not None:
+        katas, pack_seed = manifest["katas"], manifest["seed"]
     else:
-        flags.append("unrostered: no record of `kata pack` issuing this folder")
-        if manifest is not None:
-            katas, pack_seed = manifest
-        else:
-            katas = tuple(kata for kata in catalog.all_katas() if os.path.lexists(folder / "katas" / kata.filename))
-            pack_seed = DEFAULT_SEED
-            if not katas and not error:
-                error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
+        katas = tuple(kata for kata in catalog.all_katas() if os.path.lexists(folder / "katas" / kata.filename))
+        pack_seed = DEFAULT_SEED
+        if not katas and not error:
+            error = f"{folder}/katas holds no kata file (01_scores.py, ...)"
     if not os.path.isdir(folder / "katas"):
         error = f"{folder} has no katas/ folder: not a candidate's workspace"
     if error:
-        known = issued["seed"] if issued is not None else DEFAULT_SEED
-        return Workspace(folder, (), known if seed is None else seed, {}, tuple(flags), error,
-                         issued and issued["record"])
+        known = issued[1] if issued is not None else DEFAULT_SEED
+        return Workspace(folder, (), known if seed is None else seed, {}, tuple(flags), error, record)
     files = {kata.id: read_kata_file(folder, kata) for kata in katas}
     mtimes = {kata.id: _mtime(folder / "katas" / kata.filename) for kata in katas if files[kata.id][0] is not None}
     mtimes = {kata_id: mtime for kata_id, mtime in mtimes.items() if mtime is not None}
@@ -157,8 +152,21 @@ def _open(folder, seed, roster):
               if why and "no such file" not in why]
     flags += [f"katas/{catalog.find(kata_id).filename} has a modification time out of range ({mtime:.0f} s since "
               "1970): shown as unknown" for kata_id, mtime in mtimes.items() if not in_range(mtime)]
-    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "",
-                     issued and issued["record"], mtimes)
+    return Workspace(folder, katas, pack_seed if seed is None else seed, files, tuple(flags), "", record, mtimes)
+
+
+def flag_shared_records(workspaces):
+    """The workspaces, each of those matched to a record another one was matched to flagged: one of them is
+    not the candidate the pack was issued to."""
+    shared = rostering.claimed_twice([workspace.record for workspace in workspaces])
+    out = list(workspaces)
+    for pack_id, indexes in shared.items():
+        for index in indexes:
+            others = ", ".join(str(workspaces[i].path) for i in indexes if i != index)
+            flag = (f"SHARED RECORD: pack {pack_id} ({workspaces[index].record.get('folder')}) is also claimed by "
+                    f"{others}: one of them is not the candidate it was issued to")
+            out[index] = dataclasses.replace(out[index], flags=(flag,) + out[index].flags)
+    return out
 
 
 def _mtime(path):
@@ -252,6 +260,7 @@ class GradeReport:
     state: Path
     resumed: int = 0  # workspaces taken from the state file, not graded again
     isolation: dict = field(default_factory=dict)  # Sandbox.isolation of a probe child, and "insecure"
+    ignored: int = 0  # lines of the state file not signed with its key (a cut last line is not counted)
 
     @property
     def rows(self):
@@ -288,23 +297,31 @@ def holds_a_batch(state):
     return state.is_file() and state.stat().st_size > 0
 
 
+PROBE_SECONDS = 30  # for the empty probe sandbox to start, whatever --timeout the candidates get (a busy machine)
+
+
 def probe_isolation(limits):
-    """The isolation a sandbox gets here, found by starting one on an empty file (its bytes given: no disk)."""
-    from checker.sandbox import Limits, Sandbox
+    """The isolation a sandbox gets here, found by starting one on an empty file (its bytes given: no disk);
+    GradeError if none starts."""
+    from checker.sandbox import Limits, Sandbox, SandboxError
 
     try:
-        with Sandbox("empty.py", Limits(seconds=limits.seconds), source=b"") as sandbox:
+        with Sandbox("empty.py", Limits(seconds=max(limits.seconds, PROBE_SECONDS)), source=b"") as sandbox:
             return sandbox.isolation
     except HostError as error:  # the grader's own machine: nothing graded, no candidate blamed
         raise GradeError(f"{error}; nothing was graded") from None
+    except SandboxError as error:
+        raise GradeError(f"no sandbox could be started here to grade in ({error}): is the machine "
+                         "overloaded?") from None
 
 
 def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolation=None):
-    """Grade every workspace not already finished in `state` (with `resume`); `progress(done, total)`."""
+    """Grade every workspace not already finished in `state` (with `resume`); `progress(done, total, the
+    workspace just finished or None)` as they finish."""
     started = time.monotonic()
     workspaces = list({workspace.key: workspace for workspace in workspaces}.values())
     key = state_key(state)
-    finished = _read_state(state, key) if resume else {}
+    finished, ignored = _read_state(state, key) if resume else ({}, 0)
     _rewrite_state(state, key, [finished[_key_text(w.key)] for w in workspaces if _key_text(w.key) in finished])
     done = {w.key: finished[_key_text(w.key)]["katas"] for w in workspaces if _key_text(w.key) in finished}
     resumed = len(done)
@@ -315,7 +332,7 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
     before = len(done)  # resumed and unreadable workspaces: not part of the progress
     if todo:
         if progress:
-            progress(0, len(todo))
+            progress(0, len(todo), None)
         _warm(todo)
         with state.open("a", encoding="utf-8") as sink:
             def finished_one(workspace, checks):
@@ -328,12 +345,12 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                     _append(sink, key, {**entry, "katas": checks})
                 done[workspace.key] = checks
                 if progress:
-                    progress(len(done) - before, len(todo))
+                    progress(len(done) - before, len(todo), str(workspace.path))
 
             _run(todo, limits, jobs, finished_one)
     graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
                              {kata_id: read[0] for kata_id, read in w.files.items()}) for w in workspaces]
-    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {})
+    return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {}, ignored)
 
 
 def _run(workspaces, limits, jobs, finished_one):
@@ -405,7 +422,7 @@ def check_one(kata_id, path, limits, seed, read=None):
         if data is None:
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
-        result = check(kata, path, limits, seed, source=data)
+        result = check(kata, path, limits, seed, source=data, author="the candidate's")
         found = {**result.to_json(), **extra, "frontend": result.frontend, **_for_graders(result)}
         return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
@@ -470,9 +487,11 @@ def _warm(workspaces):
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small arrays: more threads only fight the workers
     importlib.import_module("checker.runner")  # for the workers to inherit
 
-    for kata in {kata for workspace in workspaces for kata in workspace.katas}:
+    katas = {kata for workspace in workspaces for kata in workspace.katas}
+    for kata in katas:
         kata.hidden()
         kata.reference()  # never read from disk again once candidate code has run
+    similarity.preload(katas)  # the references and stubs similarity compares with, likewise
 
 
 # --- the state file -------------------------------------------------------------------------------
@@ -480,16 +499,8 @@ def _warm(workspaces):
 def state_key(state):
     """The key that signs the state file's lines, kept beside it (readable by this user only, and by no
     sandbox): made on first use."""
-    path = state.with_name(state.name + ".key")
     state.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes()
-    key = os.urandom(32)
-    with os.fdopen(fd, "wb") as sink:
-        sink.write(key)
-    return key
+    return rostering.private_key(state.with_name(state.name + ".key"))
 
 
 def _key_text(key):
@@ -501,22 +512,26 @@ def _sign(key, entry):
 
 
 def _read_state(state, key):
-    """key text -> entry of every complete line this grader signed; any other line is ignored."""
-    entries = {}
+    """({key text: entry} of every complete line this grader signed, how many whole lines were not signed by
+    it); a line cut short by a crash is left out without a word."""
+    entries, ignored = {}, 0
     try:
         lines = state.read_text(encoding="utf-8", errors="replace").splitlines()
     except FileNotFoundError:
-        return entries
+        return entries, ignored
     for line in lines:
         try:
             signed = json.loads(line)
+        except ValueError:
+            continue
+        try:
             entry, mac = signed["entry"], signed["mac"]
             if not hmac.compare_digest(_sign(key, entry), str(mac)):
-                continue
+                raise ValueError
             entries[entry["key"]] = entry
         except (ValueError, KeyError, TypeError):
-            continue
-    return entries
+            ignored += 1
+    return entries, ignored
 
 
 def _rewrite_state(state, key, entries):

@@ -2,22 +2,24 @@
 
 A pack holds `katas/` (the stubs as git committed them), `README.md` (rules, time, commands),
 `check.py` (checker/pack_check.py with this pack's shapes filled in) and the manifest
-`kata-pack.json` that `kata grade` reads. It never holds a reference, a hidden test, a bug id or a
-quiz question. The same katas and seed give the same bytes, so a pack can always be made again.
+`kata-pack.json` (its katas, seed and the pack id the roster knows it by: roster.py). It never holds a
+reference, a hidden test, a bug id or a quiz question. The same katas and seed give the same bytes but
+for the manifest's pack id and seal, so a pack can always be made again.
 """
 
 import ast
-import datetime
 import doctest
-import hashlib
+import functools
 import json
-import os
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import __version__, prompts
-from checker.catalog import MANIFEST, ROSTER, Kata
+from checker.catalog import MANIFEST, Kata
+from checker.hiring import pack_words
+from checker.hiring import roster as rostering
 from checker.workspace import pristine_stub
 
 MANIFEST_FORMAT = 1
@@ -39,6 +41,7 @@ class Pack:
     warnings: list[str] = field(default_factory=list)
     roster: Path | None = None  # where `make` recorded what it issued
     weights: dict = field(default_factory=dict)  # kata id -> its weight in the total score (the team's rubric)
+    pack_id: str = ""  # the id the roster knows it by, in its manifest with the seal
 
 
 def make(folder, katas, seed, minutes=None, weights=None):
@@ -50,44 +53,41 @@ def make(folder, katas, seed, minutes=None, weights=None):
     katas = sorted(set(katas), key=lambda kata: kata.id)
     minutes = minutes or MINUTES_PER_KATA * len(katas)
     files, warnings = contents(katas, seed, minutes)
+    weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
+    folder.mkdir(parents=True, exist_ok=True)
+    pack_id, sealed, roster = rostering.issue(folder, katas, seed, files, minutes, weights)
+    files[MANIFEST] = manifest(katas, seed, minutes, pack_id, sealed)
     for relative, text in files.items():
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text.encode("utf-8"))
-    weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
-    roster = record(folder, katas, seed, files, minutes, weights)
-    return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights)
-
-
-def record(folder, katas, seed, files, minutes=None, weights=None):
-    """Append what was issued to the roster beside the pack: `kata grade` trusts this, not the manifest
-    the candidate can edit. One JSON line per pack; the last line for a folder wins."""
-    folder = Path(folder).resolve()
-    entry = {"folder": str(folder), "katas": [kata.id for kata in katas], "seed": seed, "kata_version": __version__,
-             "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "minutes": minutes, "weights": weights or {kata.id: 1 for kata in katas},
-             "stubs": {name: hashlib.sha256(text.encode("utf-8")).hexdigest()
-                       for name, text in files.items() if name.startswith("katas/")}}
-    roster = folder.parent / ROSTER
-    with roster.open("a", encoding="utf-8") as sink:
-        sink.write(json.dumps(entry) + "\n")
-        sink.flush()
-        os.fsync(sink.fileno())
-    return roster
+    return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights, pack_id)
 
 
 def contents(katas, seed, minutes):
-    """({relative path: text}, warnings): everything a pack holds. Pure: same arguments, same bytes."""
+    """({relative path: text}, warnings): everything a pack holds but its manifest (which carries the pack's
+    own id). Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
     for kata in katas:
-        stubs[kata.id], warning = _stub(kata, seed)
+        warning = _stub(kata, seed)[1]
+        stubs[kata.id] = issued_stub(kata, seed, tuple(katas))  # the learner's commands and other katas, reworded
         warnings += [warning] if warning else []
     warnings += given_away(katas, stubs)
     files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
              **{f"katas/{kata.filename}": stubs[kata.id] for kata in katas}}
-    files[MANIFEST] = json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
-                                  "katas": [kata.id for kata in katas], "minutes": minutes}, indent=2) + "\n"
     return files, warnings
+
+
+def manifest(katas, seed, minutes, pack_id, sealed):
+    """kata-pack.json: what the candidate was given, and the pack id and seal `kata grade` finds its record by."""
+    return json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
+                       "katas": [kata.id for kata in katas], "minutes": minutes, "pack": pack_id, "seal": sealed},
+                      indent=2) + "\n"
+
+
+def planted(kata):
+    """Whether the kata's stub is a working file with bugs planted in it by the pack's seed (kata 10)."""
+    return hasattr(kata.part("public"), "stub")
 
 
 def _stub(kata, seed):
@@ -101,6 +101,12 @@ def _stub(kata, seed):
         return stub, None
     return kata.stub_path.read_text(encoding="utf-8"), (f"{kata.stub_path} is not in a git checkout: "
                                                         "packed as it is, check it holds no solution")
+
+
+@functools.lru_cache(maxsize=256)
+def issued_stub(kata, seed, katas):
+    """The stub of `kata` a pack of `katas` (a tuple) drawn with `seed` holds, as `contents` writes it."""
+    return pack_words.for_pack(_stub(kata, seed)[0], katas)
 
 
 def given_away(katas, stubs):
@@ -177,7 +183,10 @@ def worked_examples(stub):
 
 def _entry(kata, seed):
     draw = random.Random(f"kata-pack:{seed}:{kata.id}")  # one stream per kata: --katas never shifts another
-    return {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
+    entry = {"slug": kata.slug, "file": kata.filename, "cases": kata.part("public").cases(draw)}
+    if planted(kata):  # the stub runs: its shapes are right with every bug in
+        entry["planted"] = 1  # (check.py is Python: written as JSON, True would be `true`)
+    return entry
 
 
 def distinct(draw, count, low=2, high=9):
@@ -216,7 +225,7 @@ python check.py {first}     # one kata
 
 `check.py` is public and deliberately thin. "ok" means your code runs, returns the right shapes
 and reproduces the docstrings' examples; it does not mean the graders' tests pass. Test your own
-edge cases too: the docstrings list them.
+edge cases too: the docstrings list them. Each kata's check is stopped after {limit} s.{planted}
 
 ## The katas
 
@@ -227,6 +236,16 @@ edge cases too: the docstrings list them.
 def readme(katas, minutes):
     titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
     table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
-    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n{prompts.for_kata(kata).brief}" for kata in katas)
+    briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n"
+                         f"{pack_words.for_pack(prompts.for_kata(kata).brief, katas)}" for kata in katas)
     count = f"{len(katas)} kata{'s' if len(katas) > 1 else ''}"
-    return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id)
+    found = [kata.id for kata in katas if planted(kata)]
+    found = (f" For kata {', '.join(found)}, whose file runs with bugs in it, it checks shapes only and says "
+             '"shapes ok", never "ok".') if found else ""
+    return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id,
+                          limit=_limit_seconds(), planted=found)
+
+
+def _limit_seconds():
+    """check.py's LIMIT_SECONDS, as the template says it."""
+    return int(re.search(r"^LIMIT_SECONDS = (\d+)", _TEMPLATE.read_text(encoding="utf-8"), re.M).group(1))

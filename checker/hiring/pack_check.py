@@ -5,12 +5,19 @@
 
 These checks are thin on purpose: passing them says your code runs, returns the right shapes and
 reproduces the examples written in the docstrings. The graders' hidden tests go further: values on
-other shapes and every edge case the docstrings list. Needs Python 3.10+ and NumPy only.
+other shapes and every edge case the docstrings list. The katas are checked in a process of their own,
+each stopped after LIMIT_SECONDS (an endless loop is reported, never waited for; the rest go on). Needs Python 3.10+ and
+NumPy only.
 """
 
 import doctest
 import importlib.util
+import json
+import queue
+import subprocess
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -22,6 +29,8 @@ KATAS = {}
 EXAMPLES = {}
 
 HERE = Path(__file__).resolve().parent
+LIMIT_SECONDS = 20  # for one kata's checks, the import included
+VERDICT = "@@check.py verdict@@ "  # how the process checking one kata hands back its verdict
 RANDOM = np.random.default_rng(0)  # input values do not matter here, only their shapes
 
 
@@ -30,21 +39,67 @@ class Problem(Exception):
 
 
 def main(args):
+    if args[:1] == ["--child"]:  # the process that checks the katas (see run_all): a verdict line each
+        for kata_id in args[1:]:
+            print("\n" + VERDICT + json.dumps([kata_id, *check_kata(kata_id)]), flush=True)
+        return 0
     unknown = [arg for arg in args if _key(arg) not in KATAS]
     if unknown:
         sys.exit(f"unknown kata {unknown[0]!r}: this pack holds {', '.join(KATAS)}")
-    chosen = [_key(arg) for arg in args] or list(KATAS)
-    all_ok = True
-    for kata_id in chosen:
-        verdict, detail = check_kata(kata_id)
-        all_ok = all_ok and verdict == "ok"
-        first, *rest = detail.splitlines() or [""]
-        print(f"{kata_id} {KATAS[kata_id]['slug']:<12} {verdict}: {first}")
-        for line in rest[:24]:
-            print("    " + line)
+    verdicts = run_all([_key(arg) for arg in args] or list(KATAS))
     print("\nShapes and worked examples only: the hidden tests check values and every edge case "
           "of the docstrings.")
-    return 0 if all_ok else 1
+    return 0 if all(verdict in ("ok", "shapes ok") for verdict in verdicts) else 1
+
+
+def run_all(chosen):
+    """Check the katas in a process of their own, each stopped after LIMIT_SECONDS (the rest go on in a
+    new process); print what the code printed and each verdict as it comes. The verdicts, in order."""
+    verdicts, todo = [], list(chosen)
+    while todo:
+        child = subprocess.Popen([sys.executable, "-u", str(Path(__file__).resolve()), "--child", *todo], cwd=HERE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        lines = queue.Queue()
+        threading.Thread(target=_pump, args=(child.stdout, lines), daemon=True).start()
+        deadline = time.monotonic() + LIMIT_SECONDS
+        while todo:
+            try:
+                line = lines.get(timeout=max(deadline - time.monotonic(), 0))
+            except queue.Empty:
+                child.kill()
+                verdicts.append(_say(todo.pop(0), "FAILED", f"still running after {LIMIT_SECONDS} s, so it was "
+                                     "stopped: an endless loop, or far too slow? (the graders' tests have a time "
+                                     "limit too)"))
+                break
+            if line is None:
+                code = child.wait()
+                verdicts.append(_say(todo.pop(0), "FAILED", f"the check stopped before its end (exit code {code}): "
+                                     "did your code exit or crash Python?"))
+                break
+            if line.startswith(VERDICT):
+                kata_id, verdict, detail = json.loads(line[len(VERDICT):])
+                todo.remove(kata_id)
+                verdicts.append(_say(kata_id, verdict, detail))
+                deadline = time.monotonic() + LIMIT_SECONDS
+            elif line.strip():
+                print(line, end="")  # what the candidate's code printed
+        child.stdout.close()
+        child.wait()
+    return verdicts
+
+
+def _pump(stream, lines):
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _say(kata_id, verdict, detail):
+    first, *rest = detail.splitlines() or [""]
+    print(f"{kata_id} {KATAS[kata_id]['slug']:<12} {verdict}: {first}", flush=True)
+    for line in rest[:24]:
+        print("    " + line)
+    return verdict
 
 
 def _key(arg):
@@ -52,7 +107,7 @@ def _key(arg):
 
 
 def check_kata(kata_id):
-    """("ok" | "not implemented yet" | "FAILED", what to tell the candidate)."""
+    """("ok" | "shapes ok" | "not implemented yet" | "FAILED", what to tell the candidate)."""
     entry = KATAS[kata_id]
     path = HERE / "katas" / entry["file"]
     try:
@@ -66,6 +121,9 @@ def check_kata(kata_id):
         return "FAILED", str(problem)
     except Exception as error:  # the candidate's code crashed: say where, briefly
         return "FAILED", f"{type(error).__name__}: {error}{_where(error, path)}"
+    if entry.get("planted"):  # a file that runs with bugs in it: shapes cannot tell whether they are gone
+        return "shapes ok", ("runs and returns the right shapes; whether planted bugs remain, only the graders' "
+                             "tests can tell: check the values yourself")
     return "ok", "runs, right shapes, worked examples hold"
 
 
@@ -75,7 +133,49 @@ def _load(path, kata_id):
     spec = importlib.util.spec_from_file_location(f"candidate_kata_{kata_id}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module
+    torch = sys.modules.get("torch")
+    return Tensors(module, torch) if torch is not None and vars(module).get("torch") is torch else module
+
+
+class Tensors:
+    """A kata file written in PyTorch, seen with NumPy's arrays as the graders' checker sees it: arrays and
+    nested lists go in as tensors, tensors come back as arrays (a 0-d integer tensor as an int)."""
+
+    def __init__(self, target, torch):
+        self._target, self._torch = target, torch
+
+    def __getattr__(self, name):
+        value = getattr(self._target, name)
+        return self._wrap(value) if callable(value) else value
+
+    def __len__(self):
+        return len(self._target)
+
+    def _wrap(self, function):
+        def call(*args, **kwargs):
+            result = function(*[self._in(a) for a in args], **{k: self._in(v) for k, v in kwargs.items()})
+            return self._out(result)
+        return call
+
+    def _in(self, value):
+        if isinstance(value, Tensors):
+            return value._target
+        if isinstance(value, np.ndarray):
+            return self._torch.from_numpy(value)
+        if isinstance(value, list) and value and isinstance(value[0], list):
+            return self._torch.as_tensor(np.asarray(value))
+        return value
+
+    def _out(self, value):
+        torch = self._torch
+        if isinstance(value, torch.Tensor):
+            value = value.detach().cpu()
+            return value.item() if value.ndim == 0 and not value.is_floating_point() else value.numpy()
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._out(item) for item in value)
+        if hasattr(value, "__dict__") and type(value).__module__ == getattr(self._target, "__name__", None):
+            return Tensors(value, torch)  # an object of the candidate's (a KVCache): its methods too
+        return value
 
 
 def _where(error, path):
@@ -89,7 +189,10 @@ def run_worked_examples(module, kata_id):
     report = []
     for name, pairs in EXAMPLES.get(kata_id, []):
         examples = [doctest.Example(source, want) for source, want in pairs]
-        test = doctest.DocTest(examples, dict(vars(module)), name, None, None, None)
+        names = vars(module._target) if isinstance(module, Tensors) else vars(module)
+        globs = {key: getattr(module, key) for key in names} if isinstance(module, Tensors) else dict(names)
+        globs.setdefault("np", np)  # the examples are written with NumPy, which a PyTorch file may not import
+        test = doctest.DocTest(examples, globs, name, None, None, None)
         if runner.run(test, out=report.append, clear_globs=True).failed:
             lines = [line for line in "".join(report).splitlines() if not line.startswith(("*****", "Line "))]
             raise Problem(f"a worked example of {name}'s docstring does not hold:\n" + "\n".join(lines))

@@ -68,7 +68,16 @@ def _few(items, most=5):
 
 def _reaching(tree):
     found = []
+    modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names} | {"np", "numpy"}
     for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        found += [f"patches {ast.unparse(target)}" for target in targets
+                  if isinstance(target, ast.Attribute) and _root(target) in modules]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and node.args and isinstance(node.args[0], (ast.Name, ast.Attribute)) and _root(node.args[0]) in modules:
+            found.append(f"patches {ast.unparse(node.args[0])} (setattr)")
         if isinstance(node, ast.Import):
             found += [f"imports {alias.name}" for alias in node.names if alias.name.split(".")[0] not in NUMERIC]
         elif isinstance(node, ast.ImportFrom):
@@ -83,3 +92,10 @@ def _reaching(tree):
             elif node.attr in NUMPY_IO and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy", "torch"):
                 found.append(f"uses {node.value.id}.{node.attr} (file input/output)")
     return list(dict.fromkeys(found))
+
+
+def _root(node):
+    """The name an attribute chain starts from (np for np.testing.assert_allclose), or None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None

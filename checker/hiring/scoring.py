@@ -2,10 +2,12 @@
 
 `assess(report)` turns a graded batch (grade.GradeReport) into a `Batch` of `Candidate`s. A kata's score is
 partial credit from its hidden tests: each test is worth its `@weight(n)` mark (testkit.weight; 1 without
-one), a test that leaves `{"planted", "remaining"}` details (kata 10) earns the share of planted bugs fixed,
-and a test that never ran (the code timed out or died first) earns nothing. A candidate's total is the
-mean of the kata scores weighted by the team's rubric (`kata pack --weights`, kept in the roster). Like
-every result here it is data: rendering (text, CSV, JSON, HTML) lives in exports.py and review_page.py.
+one), a test that never ran (the code timed out or died first) earns nothing, and a file failing a test
+marked `@caps(n)` (kata 08's memory) scores at most n. Kata 10 (a test that leaves `{"planted",
+"remaining"}` details) scores the share of planted bugs fixed while any remains, the same for each bug.
+A candidate's total is the mean of the kata scores weighted by the team's rubric (`kata pack --weights`,
+kept in the roster). Like every result here it is data: rendering (text, Markdown, CSV, JSON, HTML) lives
+in report.py, exports.py and review_page.py.
 """
 
 import datetime
@@ -79,7 +81,7 @@ class Candidate:
 @dataclass
 class Batch:
     candidates: list  # Candidate, ranked (best first)
-    pairs: list  # similarity.Pair, most similar first
+    pairs: list  # similarity.Pair, most similar first (with the reference solution too)
     report: object  # the grade.GradeReport it was made from
     threshold: float = 0.0  # the similarity at or above which a pair is flagged
 
@@ -91,12 +93,12 @@ def assess(report, similarity=True):
     if similarity:
         from checker.hiring import similarity as similar
 
-        pairs = similar.flagged({c.path: c.files for c in candidates if not c.error})
-        threshold = similar.THRESHOLD
-        for pair in pairs:
-            for candidate in candidates:
-                if candidate.path in (pair.a, pair.b):
-                    candidate.similar.append(pair)
+        graded = [c for c in candidates if not c.error]
+        found = similar.compare({c.path: c.files for c in graded}, {c.path: c.seed for c in graded})
+        pairs, threshold = found.pairs, similar.THRESHOLD
+        for candidate in graded:
+            candidate.similar = [pair for pair in pairs if pair.holds(candidate.path)]
+            candidate.flags += found.notes.get(candidate.path, [])  # a file similarity set aside, in part or whole
     ranked = sorted(candidates, key=lambda c: (bool(c.error), -round(c.total, 6), -c.katas_passed, c.path))
     for place, candidate in enumerate(ranked):
         earlier = ranked[place - 1] if place else None
@@ -128,20 +130,25 @@ def _candidate(workspace):
 
 
 def kata_score(check, seed, weight=1, mtime=None, untouched=False):
-    """One graded check's score: the weighted share of the kata's hidden tests it passed; 0 for a file
-    `untouched` since the pack (its SHA-256 is the stub's in the roster: kata 10's planted stub passes a few)."""
+    """One graded check's score: the weighted share of the kata's hidden tests it passed, at most the cap of
+    any `@caps` test it did not pass; kata 10, the share of planted bugs fixed. 0 for a file `untouched` since
+    the pack (its SHA-256 is the stub's in the roster: kata 10's planted stub passes a few checks)."""
     kata = catalog.find(check["kata"])
-    weights = test_weights(kata)
+    weights, caps = test_weights(kata), test_caps(kata)
     outcomes = {test["name"]: test["outcome"] for test in check["tests"]}
     plants = _plants(kata, check, seed)
-    earned = 0.0
-    for name, test_weight in weights.items():
-        if outcomes.get(name) == "passed":
-            earned += test_weight
-        elif name == PLANT_TEST and plants and plants["remaining"] is not None:
-            earned += test_weight * len(plants["fixed"]) / max(len(plants["planted"]), 1)
     passed = sum(outcomes.get(name) == "passed" for name in weights)
-    score = OUT_OF * earned / sum(weights.values()) if weights and not untouched else 0.0
+    if untouched or not weights:
+        score = 0.0
+    elif plants and plants["remaining"]:
+        # the contract's tests fail while any planted bug remains: they would make the last fix worth more
+        # than the others together; each planted bug fixed earns the same
+        score = OUT_OF * len(plants["fixed"]) / max(len(plants["planted"]), 1)
+    else:
+        score = OUT_OF * sum(w for name, w in weights.items() if outcomes.get(name) == "passed") / sum(weights.values())
+    for name, cap in caps.items():
+        if outcomes.get(name) != "passed":
+            score = min(score, cap)
     return KataScore(kata.id, kata.slug, check["status"], round(score, 1), passed, len(weights), check["bugs"],
                      weight, check.get("sha256") or "", check.get("review", []),
                      plants, _iso(mtime) if mtime is not None else None, check, untouched)
@@ -159,6 +166,14 @@ def test_weights(kata):
         name = test.__name__.removeprefix("test_")
         weights[name] = float(getattr(test, "weight", table.get(name, 1)))
     return weights
+
+
+def test_caps(kata):
+    """{test name: the most a file failing it scores} of the kata's `@caps` tests."""
+    from checker.runner import hidden_tests
+
+    return {test.__name__.removeprefix("test_"): float(test.cap) for test in hidden_tests(kata.hidden())
+            if hasattr(test, "cap")}
 
 
 def _plants(kata, check, seed):

@@ -1,186 +1,241 @@
-"""Pairs of candidates whose kata files are near-identical once names, comments and formatting are set aside.
+"""Pairs of kata files that share most of their own code once a copier's mechanical edits are undone.
 
-Each file is read as Python (`ast`, never run): docstrings, imports and every function or class the
-candidate left as the stub gave it are dropped, every name the file chooses (variables, arguments,
-helpers, attributes of its own objects) is replaced by its order of first appearance in its top-level
-statement, and the rest is written out again by `ast.unparse` and cut into tokens. Two files' token
-lists are compared with `difflib.SequenceMatcher`: 1.0 is the same code under other names and layout. A pair at or above
-THRESHOLD is shown to a human with its figure; it is never a verdict (a kata has few good answers).
-Files with fewer than MIN_TOKENS tokens of their own are not compared (kata 01's answer is one line
-whoever writes it), nor katas whose stub is a planted file to fix (kata 10: every fix converges on
-the clean decoder).
+Each file becomes a canonical token stream (canonical.py: names, layout, comments, docstrings, dead
+assignments, single-use temporaries, the order of independent statements and NumPy's equivalent
+spellings set aside). Every run of K tokens is hashed; a k-gram that is also in the stub the candidate
+was issued (its signatures, docstrings, helper code; kata 10: the planted file of the candidate's seed) is
+boilerplate and never counts. A pair's figure is containment: the share of the shorter file's own tokens
+that lie in k-grams the other file has too (1.0: all of it). Candidates are indexed by winnowed
+fingerprints (Schleimer, Wilkerson and Aiken 2003: the smallest hash of every WINDOW k-grams), so the cost
+is linear in the files' sizes (canonical.TOKEN_CAP bounds each) and only pairs that share fingerprints are
+scored. Each candidate is compared with every other and with the kata's reference solution, which the
+trusted parent loads itself (`preload`), never from a workspace; a planted kata (10) is not compared
+with its reference, which every complete fix converges on. A pair at or above THRESHOLD is a pointer for
+a human, with the matching lines on both sides; never a verdict.
 """
 
-import ast
-import builtins
-import difflib
-import io
-import tokenize
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from checker import catalog
+from checker.hiring import canonical
 
-THRESHOLD = 0.9  # measured on the katas' independent correct variants: see tests/test_report.py
-MIN_TOKENS = 60
-_BUILTINS = frozenset(dir(builtins)) | {"self", "cls"}
+THRESHOLD = 0.9  # measured on the katas' correct variants and references: see tests/test_similarity.py
+MIN_TOKENS = 40  # own tokens (not the stub's) below which a file is not compared: a one-line answer coincides
+MIN_FIX_TOKENS = 10  # the same for a planted kata (10), whose own tokens are the fixes: 15-60 for four
+K = 10  # tokens per k-gram
+WINDOW = 4  # winnowing window: any shared run of K + WINDOW - 1 tokens shares a fingerprint
+CANDIDATES, REFERENCE = "candidates", "reference"
+_MOD, _BASE = (1 << 61) - 1, 1_000_003
 
 
 @dataclass(frozen=True)
 class Pair:
     kata: str
     a: str  # a candidate's path
-    b: str
-    similarity: float  # 0..1
+    b: str  # the other candidate's path, or "reference solution" (kind REFERENCE)
+    similarity: float  # 0..1: the share of the shorter file's own tokens that match
+    kind: str = CANDIDATES  # CANDIDATES, or REFERENCE: a's file matches the kata's reference solution
+    lines_a: tuple = ()  # ((first, last), ...): the lines of a's file that match, 1-based
+    lines_b: tuple = ()  # the same in b's file (the reference's, for REFERENCE)
+
+    def other(self, path):
+        return self.b if self.a == path else self.a
+
+    def holds(self, path):
+        return path == self.a or (self.kind == CANDIDATES and path == self.b)
 
 
-def flagged(files, threshold=THRESHOLD):
-    """Every pair of candidates (across `files`: {candidate: {kata id: bytes or None}}) whose files for one
-    kata are at least `threshold` similar, most similar first."""
+@dataclass
+class Comparison:
+    pairs: list  # Pair, most similar first
+    notes: dict = field(default_factory=dict)  # candidate path -> ["kata 03: ..."]: what similarity set aside
+
+
+@dataclass(frozen=True)
+class _File:
+    stream: object  # canonical.Stream
+    hashes: tuple  # the hash of the k-gram starting at each position
+    own: frozenset  # hashes not in the base (the stub issued)
+    fingerprints: frozenset  # the winnowed subset of `own` (all of it when that is tiny): the index
+    boilerplate: frozenset  # positions of tokens covered by a k-gram of the base
+    size: int  # own tokens: the others
+
+
+def compare(files, seeds=None, threshold=THRESHOLD, references=True):
+    """The pairs at or above `threshold` among `files` ({candidate: {kata id: bytes or None}}) and between each
+    file and its kata's reference; `seeds` ({candidate: seed}) says which stub each was issued."""
+    seeds = seeds or {}
+    pairs, notes = [], {}
+    for kata_id in sorted({kata for found in files.values() for kata in found}):
+        read = {}
+        for name in sorted(files):
+            source = files[name].get(kata_id)
+            if source is None:
+                continue
+            found = _file(bytes(source), kata_id, _seed(kata_id, seeds.get(name)))
+            if found.stream.note:
+                notes.setdefault(name, []).append(f"kata {kata_id}: similarity: {found.stream.note}")
+            if found.size >= least(kata_id):
+                read[name] = found
+        pairs += _candidate_pairs(kata_id, read, threshold)
+        if references and not _planted(kata_id) and read:
+            pairs += _reference_pairs(kata_id, read, threshold)
+    return Comparison(sorted(pairs, key=lambda p: (-p.similarity, p.kata, p.kind, p.a, p.b)), notes)
+
+
+def _candidate_pairs(kata_id, read, threshold):
+    index = {}
+    for name, found in read.items():
+        for fingerprint in found.fingerprints:
+            index.setdefault(fingerprint, []).append(name)
+    shared = {}
+    for holders in index.values():
+        for position, a in enumerate(holders):
+            for b in holders[position + 1:]:
+                shared[a, b] = shared.get((a, b), 0) + 1
     pairs = []
-    names = sorted(files)
-    for kata in sorted({kata_id for found in files.values() for kata_id in found}):
-        if _planted(kata):
-            continue
-        holders = {}  # the same tokens are compared once, whoever holds them
-        for name in names:
-            try:
-                tokens = normalised(files[name].get(kata), kata)
-            except (RecursionError, MemoryError):  # a file too deep to read as Python: not compared
-                tokens = None
-            if tokens is not None:
-                holders.setdefault(tokens, []).append(name)
-        for first, second, figure in _alike(list(holders), threshold):
-            pairs += [Pair(kata, *sorted((a, b)), round(figure, 3)) for a in holders[first] for b in holders[second]]
-        for same in holders.values():
-            pairs += [Pair(kata, a, b, 1.0) for index, a in enumerate(same) for b in same[index + 1:]]
-    return sorted(pairs, key=lambda pair: (-pair.similarity, pair.kata, pair.a, pair.b))
+    for (a, b), count in sorted(shared.items()):
+        least = min(len(read[a].fingerprints), len(read[b].fingerprints))
+        if count >= (threshold - 0.25) * least:  # a pair far below the threshold shares far fewer fingerprints
+            pair = score(read[a], read[b])
+            if pair[0] >= threshold:
+                pairs.append(Pair(kata_id, a, b, *pair[:1], CANDIDATES, *pair[1:]))
+    return pairs
 
 
-def _alike(distinct, threshold):
-    """(a, b, similarity) of the pairs of distinct token lists at or above `threshold`."""
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    for index, b in enumerate(distinct):
-        matcher.set_seq2(b)  # indexed once, for every a before it
-        for a in distinct[:index]:
-            matcher.set_seq1(a)
-            if matcher.real_quick_ratio() >= threshold and matcher.quick_ratio() >= threshold:
-                figure = matcher.ratio()
-                if figure >= threshold:
-                    yield a, b, figure
+def _reference_pairs(kata_id, read, threshold):
+    pairs = []
+    for name, found in read.items():
+        reference = _file(reference_source(kata_id), kata_id, _seed(kata_id, None))
+        figure, lines_a, lines_b = score(found, reference)
+        if figure >= threshold and reference.size >= least(kata_id):
+            pairs.append(Pair(kata_id, name, "reference solution", figure, REFERENCE, lines_a, lines_b))
+    return pairs
 
 
-def similarity(a, b):
-    """How alike two token lists are, 0..1."""
-    return 1.0 if a == b else difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+def score(a, b):
+    """(containment, matching lines of a, of b) of two files: the matched share of the one with fewer own tokens."""
+    if not a.size or not b.size:
+        return 0.0, (), ()
+    shared = a.own & b.own
+    matched_a, matched_b = _matched(a, shared), _matched(b, shared)
+    figure = len(matched_a) / a.size if a.size <= b.size else len(matched_b) / b.size
+    return round(min(figure, 1.0), 3), a.stream.lines(matched_a), b.stream.lines(matched_b)
 
 
-def normalised(source, kata_id):
-    """The file's own code as a tuple of tokens, or None when it has too little to compare (or is not Python)."""
-    if source is None:
-        return None
-    return _normalised(bytes(source), kata_id)
+def _matched(found, shared):
+    """The positions of `found`'s own tokens covered by a k-gram in `shared`."""
+    return _covered(found.hashes, shared) - found.boilerplate
 
 
-@lru_cache(maxsize=4096)
-def _normalised(source, kata_id):
-    try:
-        tree = ast.parse(source.decode("utf-8", errors="replace"))
-    except (SyntaxError, ValueError):
-        return None
-    given, libraries = _stub_parts(kata_id), _module_names(tree)
-    tree.body = [node for node in _strip(tree).body
-                 if not isinstance(node, (ast.Import, ast.ImportFrom)) and _shape(node, libraries) not in given]
-    tokens = _tokens(ast.unparse(tree))
-    return tokens if len(tokens) >= MIN_TOKENS else None
+def _covered(hashes, wanted):
+    covered = set()
+    for start, value in enumerate(hashes):
+        if value in wanted:
+            covered.update(range(start, start + K))
+    return covered
 
 
-def _strip(tree):
-    """The tree without docstrings or other bare strings (comments are gone already)."""
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list):
-            kept = [stmt for stmt in body
-                    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-                            and isinstance(stmt.value.value, str))]
-            node.body = kept or [ast.Pass()]
-    return tree
+def similarity(a, b, kata_id):
+    """Two sources' figure (0..1) for `kata_id`, both issued its default stub, or None when either has too
+    few tokens of its own to be compared: for tests and benchmarks."""
+    first, second = _file(bytes(a), kata_id, None), _file(bytes(b), kata_id, None)
+    return score(first, second)[0] if min(first.size, second.size) >= least(kata_id) else None
 
 
-def _shape(node, libraries):
-    """Rename a top-level statement's names on their own (in place) and return its dump: the stub's helpers,
-    renamed, are still the stub's, and each statement reads the same wherever it stands in the file."""
-    return ast.dump(_Renamer(libraries).visit(node))
+def least(kata_id):
+    """The own tokens a file of `kata_id` needs to be compared."""
+    return MIN_FIX_TOKENS if _planted(kata_id) else MIN_TOKENS
+
+
+def own_tokens(source, kata_id, seed=None):
+    """How many of the canonical tokens of `source` are its own, not the stub's."""
+    return _file(bytes(source), kata_id, _seed(kata_id, seed)).size
+
+
+def read_note(source):
+    """(what similarity set aside of `source`, source tokens read): the work one file costs."""
+    found = _file(bytes(source), "03", None).stream
+    return found.note, found.read
+
+
+# --- one file: tokens, k-grams, fingerprints ----------------------------------------------------------
+
+@lru_cache(maxsize=512)  # each at most canonical.TOKEN_CAP tokens
+def _file(source, kata_id, seed):
+    stream = canonical.stream(source)
+    hashes = _kgrams(stream.tokens)
+    base = _base(kata_id, seed)
+    boilerplate = frozenset(_covered(hashes, base))
+    own = frozenset(hashes) - base
+    fingerprints = frozenset(_winnow(hashes)) & own
+    return _File(stream, hashes, own, fingerprints if len(fingerprints) >= 4 else own, boilerplate,
+                 len(stream.tokens) - len(boilerplate))  # a few own k-grams (a fix) are all indexed
+
+
+def _kgrams(tokens):
+    codes = [zlib.crc32(token.encode("utf-8", "replace")) for token in tokens]
+    if len(codes) < K:
+        return ()
+    top = pow(_BASE, K - 1, _MOD)
+    value = 0
+    for code in codes[:K]:
+        value = (value * _BASE + code) % _MOD
+    hashes = [value]
+    for position in range(K, len(codes)):
+        value = ((value - codes[position - K] * top) * _BASE + codes[position]) % _MOD
+        hashes.append(value)
+    return tuple(hashes)
+
+
+def _winnow(hashes):
+    """The smallest hash of every WINDOW consecutive k-grams (the rightmost on ties)."""
+    chosen = set()
+    for start in range(max(len(hashes) - WINDOW + 1, 1 if hashes else 0)):
+        window = hashes[start:start + WINDOW]
+        chosen.add(min(window))
+    return chosen
+
+
+def _seed(kata_id, seed):
+    """The seed a kata's stub depends on (None for a kata whose stub is the same for everyone)."""
+    return seed if _planted(kata_id) else None
 
 
 @lru_cache(maxsize=None)
-def _stub_parts(kata_id):
-    """The shape of each top-level statement of the kata's stub, docstrings stripped: what every candidate got."""
+def _base(kata_id, seed):
+    """The k-gram hashes of the stub as issued: boilerplate."""
+    return frozenset(_kgrams(canonical.stream(issued_stub(kata_id, seed)).tokens))
+
+
+@lru_cache(maxsize=None)
+def issued_stub(kata_id, seed=None):
+    """The stub a pack of `seed` hands out for the kata (kata 10: its planted file; None: the default seed's)."""
+    from checker.runner import DEFAULT_SEED
     from checker.workspace import pristine_stub
 
     kata = catalog.find(kata_id)
-    stub = pristine_stub(kata) or kata.stub_path.read_text(encoding="utf-8")
-    tree = _strip(ast.parse(stub))
-    return frozenset(_shape(node, _module_names(tree)) for node in tree.body)
+    public = kata.part("public")
+    if hasattr(public, "stub"):
+        return public.stub(DEFAULT_SEED if seed is None else seed)
+    return pristine_stub(kata) or kata.stub_path.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def reference_source(kata_id):
+    """The kata's reference solution, as this trusted process first read it (see `preload`)."""
+    return catalog.find(kata_id).solution_path.read_bytes()
+
+
+def preload(katas):
+    """Read the references and stubs of `katas` now, before any candidate code runs: never again afterwards."""
+    for kata in katas:
+        reference_source(kata.id)
+        issued_stub(kata.id)
 
 
 @lru_cache(maxsize=None)
 def _planted(kata_id):
     return bool(getattr(catalog.find(kata_id).hidden(), "STUB_PLANTED", False))
-
-
-def _module_names(tree):
-    """Names bound by imports (np, math, ...): the libraries a file calls keep their names."""
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    return frozenset(names)
-
-
-class _Renamer(ast.NodeTransformer):
-    """Every name the file chooses becomes `_N`, N its order of first appearance; library calls keep theirs."""
-
-    def __init__(self, libraries):
-        self.libraries, self.names = libraries, {}
-
-    def rename(self, name):
-        if name in _BUILTINS or name in self.libraries:
-            return name
-        return self.names.setdefault(name, f"_{len(self.names)}")
-
-    def visit_Name(self, node):
-        node.id = self.rename(node.id)
-        return node
-
-    def visit_arg(self, node):
-        node.arg, node.annotation = self.rename(node.arg), None
-        return node
-
-    def visit_FunctionDef(self, node):
-        node.name, node.returns = self.rename(node.name), None
-        self.generic_visit(node)
-        return node
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        node.name = self.rename(node.name)
-        self.generic_visit(node)
-        return node
-
-    def visit_Attribute(self, node):
-        self.generic_visit(node)
-        owner = node.value.id if isinstance(node.value, ast.Name) else None
-        if owner in ("self", "cls") or (owner not in self.libraries and node.attr in self.names):
-            node.attr = self.rename(node.attr)
-        return node
-
-
-def _tokens(text):
-    skip = {tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER}
-    try:
-        return tuple(token.string or tokenize.tok_name[token.type]
-                     for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type not in skip)
-    except (tokenize.TokenError, SyntaxError):
-        return ()

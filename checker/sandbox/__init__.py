@@ -123,7 +123,12 @@ class LearnerError(Exception):
     frames: list = field(default_factory=list)  # [line, function, code]
 
     def __str__(self):
-        return f"{self.type}: {self.message}" if self.message else self.type
+        """One line, whatever the learner's code put in its exception: a message quoting it cannot add lines of
+        its own (a newline shows as <U+000A>, as every hidden character does)."""
+        from checker.escape import visible
+
+        text = f"{self.type}: {self.message}" if self.message else self.type
+        return visible(text)
 
     @property
     def not_implemented(self):

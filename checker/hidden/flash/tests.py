@@ -14,7 +14,7 @@ import numpy as np
 from checker.hidden.flash.diagnosis import (block_left_out, causal_boundary, difference_text, empty_rows_bug,
                                            left_padding_nan)
 from checker.hidden.flash.variants import VARIANTS, allowed_table
-from checker.testkit import measured, weight
+from checker.testkit import caps, measured, weight
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
 
 API = {"flash_attention": ("q", "k", "v", "block_size", "causal", "mask")}
@@ -290,6 +290,7 @@ def _mib(size):
 @measured
 @bug("materializes-scores")
 @weight(3)
+@caps(50)
 def test_memory_grows_with_blocks_not_table(kata, ref, rng):
     big = _inputs(rng, (1, 1), MEMORY_QUERIES, MEMORY_KEYS, 2, 2)
     small = _inputs(rng, (1, 1), 16, 4 * MEMORY_BLOCK, 2, 2)  # the values first, cheaply: memory is judged on right numbers

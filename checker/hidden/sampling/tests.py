@@ -192,6 +192,7 @@ def test_square_batch(kata, ref, rng):
 
 
 GREEDY = "temperature 0 is greedy: one-hot at the argmax, the lowest index on ties"
+DIVISION_ERRORS = ("ZeroDivisionError", "FloatingPointError")  # what dividing by temperature 0 raises
 
 
 @bug("greedy-nan")
@@ -202,7 +203,7 @@ def test_greedy(kata, ref):
         try:
             got = one_array(kata.next_token_probs(logits, **options), call)
         except LearnerError as error:
-            if error.not_implemented:
+            if error.type not in DIVISION_ERRORS:  # out of memory, a NameError, ...: not this bug's evidence
                 raise
             raise Failure(f"{call} raised {error}: {GREEDY}, never a division by 0", "greedy-nan",
                           exact=True) from None

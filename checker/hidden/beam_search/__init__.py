@@ -1,0 +1,1 @@
+"""Kata beam-search: its hidden tests, buggy variants, quiz answers, public checks and zoo."""
