@@ -71,14 +71,14 @@ def _as_the_learner_sees_it(output, sandbox, path, file):
 
 
 def _run_all(kata, boxes, seed, file, author="your"):
-    """Every hidden test on the learner's file in `boxes[0]`'s child; the `measured` ones last, each in a fresh
-    child of its own (started at once, appended to `boxes`), so its peak memory and its time limit are its own."""
+    """Every hidden test on the learner's file, the `measured` ones first: the first in `boxes[0]`'s child, which
+    has run nothing but the file's import, so its peak since hello is its own; a later one in a fresh child
+    (appended to `boxes`). The others then get the whole time limit, in a fresh child if a measured test ended
+    the first."""
     import numpy as np  # not before the learner's process is on its way
 
     sandbox, hidden = boxes[0], kata.hidden()
-    tests = sorted(hidden_tests(hidden), key=lambda test: getattr(test, "measured", False))
-    spares = [sandbox.again() for test in tests if getattr(test, "measured", False)]  # starting while we go on
-    boxes += spares
+    tests = sorted(hidden_tests(hidden), key=lambda test: not getattr(test, "measured", False))
     try:
         missing = sandbox.load(hidden.API)
     except (LearnerError, SandboxError) as error:
@@ -95,23 +95,26 @@ def _run_all(kata, boxes, seed, file, author="your"):
     session.author = author
     fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
-    outcomes = []
-    for test in tests:
+    outcomes, after_measured = [], False
+    for number, test in enumerate(tests):
         name, measured = test.__name__.removeprefix("test_"), getattr(test, "measured", False)
-        if not measured and sandbox.process.poll() is not None:
-            continue  # timed out or died: nothing left to ask it (a measured test has a child of its own)
-        if measured:  # a child of its own: its peak since hello, and its time, are its own
-            session.sandbox = sandbox = spares.pop(0)
-            sandbox.deadline = time.monotonic() + sandbox.limits.seconds  # its time starts now
+        if number and (measured or after_measured and sandbox.process.poll() is not None):
+            boxes.append(sandbox.again())  # a peak of its own, or a child again after a measured test ended one
+            session.sandbox = sandbox = boxes[-1]
             try:
                 sandbox.load(hidden.API)
             except (LearnerError, SandboxError) as error:
                 outcomes.append(_load_failure(error))
                 break
+        elif sandbox.process.poll() is not None:
+            break  # timed out or died: nothing left to ask
         fixtures["rng"] = np.random.default_rng([seed, zlib.crc32(name.encode())])
         outcomes.append(run_test(test, name, fixtures, session))
         if outcomes[-1].message.endswith(MEMORY):
             break  # out of memory: nothing more to learn from asking again
+        after_measured = measured
+        if measured:
+            sandbox.deadline = time.monotonic() + sandbox.limits.seconds  # the rest get the whole time limit
     return sorted(outcomes, key=lambda outcome: order.get(outcome.name, len(order)))
 
 

@@ -61,7 +61,7 @@ def weight(points):
 
 def measured(test):
     """Mark a test whose figures (`measuring`) include the peak memory: the peak since the learner's process
-    started never falls, so the test runs in a process of its own (after the others)."""
+    started never falls, so the test runs first, in a process that has run nothing else."""
     test.measured = True
     return test
 
