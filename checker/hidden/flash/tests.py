@@ -273,11 +273,11 @@ def test_float32(kata, ref, rng):
 
 # --- memory: nothing of size n_q * n_k ------------------------------------------------------------------
 
-MEMORY_QUERIES, MEMORY_KEYS, MEMORY_BLOCK = 1024, 8192, 32
+MEMORY_QUERIES, MEMORY_KEYS, MEMORY_BLOCK = 768, 8192, 32
 # The figure is the kernel's, read by the checker from outside the learner's process: the most resident memory
 # the process ever held, from before the learner's code loaded to the end of the call (this test has a child of
-# its own, so nothing else is in it). An (n_q, n_k) table of bools is 8 MiB here, of float64 64 MiB; a tiled call
-# holds its (n_q, block_size) tiles, q, k and v: 2-3 MiB in NumPy, up to 5 in PyTorch (its own first-use
+# its own, so nothing else is in it). An (n_q, n_k) table of bools is 6 MiB here, of float64 48 MiB; a tiled call
+# holds its (n_q, block_size) tiles, q, k and v: 1-3 MiB in NumPy, up to 4 in PyTorch (its own first-use
 # allocations count too). The line: 85% of a bool table.
 TABLE_SHARE = 0.85
 MEMORY_PATHS = ({}, {"causal": True, "mask": "padding"})  # no mask; causal and a padding mask both on
