@@ -204,8 +204,31 @@ def _timeout_message(timeout, session):
     message = f"{session.author} code gave {timeout}"
     if timeout.frames:
         line, function, code = timeout.frames[-1]
-        message += f"; when stopped it was running {session.file}:{line} in {function}: {code} (an endless loop?)"
+        loops = _enclosing_loops(getattr(session.sandbox, "source", b""), [frame[0] for frame in timeout.frames])
+        message += f"; when stopped it was running {session.file}:{line} in {function}: {code}"
+        if loops and "while" not in loops:
+            message += (" (inside for loops only, no while: most likely code too slow for the time limit rather than "
+                        "an endless loop; do the inner loops' work with whole arrays)")
+        else:
+            message += " (an endless loop?)"
     return message
+
+
+def _enclosing_loops(source, lines):
+    """The kinds of loop ("for", "while") around any of the learner's `lines`, read from the file's own bytes
+    (a comprehension counts as a for loop)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    bounded = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    kinds = set()
+    for node in ast.walk(tree):
+        if isinstance(node, bounded + (ast.While,)) and any(node.lineno <= line <= node.end_lineno for line in lines):
+            kinds.add("while" if isinstance(node, ast.While) else "for")
+    return kinds
 
 
 def _add_trace(outcome, session, message=""):
@@ -217,6 +240,11 @@ def _add_trace(outcome, session, message=""):
     if trace:
         line, _, code = trace["frames"][-1]
         outcome.message += f"; the first NaN/inf came from {session.file}:{line} {code}  -> {trace['message']}"
+        from checker.evidence import trace_contradicts
+
+        if outcome.bug and trace_contradicts(outcome.bug, code, trace["message"]):
+            outcome.message += f" (which is not how {outcome.bug} makes its NaN: no bug is named from this check)"
+            outcome.bug, outcome.exact = None, False
 
 
 def _load_failure(error):

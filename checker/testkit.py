@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.evidence import symptom_only
+
 
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
@@ -287,9 +289,11 @@ class Suspects:
     it: a scale bug then hides no other bug (kata 01's scale is diagnosed by its own test).
     """
 
-    def __init__(self, variants, *args, up_to_scale=False, **kwargs):
+    def __init__(self, variants, *args, up_to_scale=False, rivals=(), **kwargs):
+        """`rivals`: functions of the same arguments computing what mistakes outside the catalogue output (no
+        mask at all, say): where the learner's output equals a rival's too, the input does not tell them apart."""
         self.variants, self.args, self.kwargs = variants, args, kwargs
-        self.up_to_scale = up_to_scale
+        self.up_to_scale, self.rivals = up_to_scale, rivals
 
     def outputs(self):
         key = _input_key((self.args, self.kwargs))
@@ -313,6 +317,13 @@ class Suspects:
         None when no bug matches, or when variants of different bugs all do (an all-NaN output, say):
         an ambiguous match names nothing and leaves the diagnosis to the tests built for each bug.
         """
+        if symptom_only(got, want):
+            return None
+        for rival in self.rivals:
+            with np.errstate(all="ignore"):
+                output = np.asarray(rival(*self.args, **self.kwargs))
+            if output.shape == got.shape and close(got, output, rtol, atol).all():
+                return None  # an uncatalogued mistake explains this output as well
         found = {}
         for variant, output in self.outputs():
             if output.shape != got.shape:
@@ -361,6 +372,7 @@ def _input_key(value):
 
 
 # --- shared checks: a float result, a pair, arguments left alone -----------------------------------
+
 
 def expect_float(got, call):
     """Every kata's results are floating point, whatever the input dtype."""

@@ -93,6 +93,15 @@ def test_an_endless_loop_names_its_line(tmp_path):
     assert "Stack (most recent call first)" not in result.output
 
 
+def test_slow_for_loops_are_not_called_endless(tmp_path):
+    source = ("def attention_scores(q, k):\n    total = 0\n    for i in range(10**12):\n        for j in range(3):\n"
+              "            total += i * j\n    return total\n")
+    result = _check_source(tmp_path, "scores", source, seconds=1.0)
+    assert result.status == "timeout"
+    message = result.tests[-1].message
+    assert "inside for loops only, no while: most likely code too slow" in message and "endless loop?" not in message
+
+
 def test_printing_too_much_is_not_called_an_exception(tmp_path):
     source = (f"def attention_scores(q, k):\n    for i in range(10**5):\n        print('row', i, 'of many rows')\n"
               f"    return {SCORES_BODY}\n")

@@ -152,10 +152,12 @@ class Sandbox:
             raise HostError(f"the checker could not make a sandbox: {error.strerror} (its own disk, "
                             f"{tempfile.gettempdir()}: no learner's doing)") from None
         self._files = {}  # abspath -> (the child's path, the bytes): kept here, never read back
+        self.source = b""
         self.unreadable = None  # why the learner's file could not be read, if it could not
         self.frontend = "numpy"  # or "torch": a file that imports torch gets tensors (torch_bridge.py)
         try:
             data = read_learner_file(self.path) if source is None else source
+            self.source = data  # the bytes read before the child ran: what messages may quote or parse
             self.frontend = _frontend(data)
             copy = self._keep(self.path, data)
             for other in also:
@@ -211,7 +213,7 @@ class Sandbox:
 
     def again(self):
         """A fresh child for the same file (from the bytes kept here), with the same limits."""
-        return Sandbox(self.path, self.limits, source=self._files.get(os.path.abspath(self.path), (None, b""))[1])
+        return Sandbox(self.path, self.limits, source=self.source)
 
     def private_path(self, path):
         """Where the child sees its copy of `path` (the learner's file, or one of `also`)."""

@@ -4,7 +4,7 @@ the learner's dq implies (a picture), and k.T on a batch told from the error Num
 
 import numpy as np
 
-from checker.hidden.backward.variants import VARIANTS, flat, right_ds
+from checker.hidden.backward.variants import RIVALS, VARIANTS, flat, right_ds
 from checker.testkit import Failure, Suspects, WeightGrid, close, numbers_apart, tolerance
 
 GRADS = ("dq", "dk", "dv")
@@ -118,22 +118,25 @@ def ds_picture(dq, q, k, v, d_out, allowed):
     return None
 
 
-def compare(got, want, call, q, k, v, d_out, allowed, why="", variants=VARIANTS):
-    """Fail unless the learner's (dq, dk, dv) match the right ones; name the bug whose variant gives all three,
-    else say which gradients are wrong and where."""
+def compare(got, want, call, q, k, v, d_out, allowed, why="", variants=VARIANTS, doubt=None):
+    """Fail unless the learner's (dq, dk, dv) match the right ones; name the bug whose variant gives all three
+    (unless `doubt(bug id)` gives the reason it has no evidence, and no mistake outside the catalogue gives them
+    too), else say which gradients are wrong and where."""
     rtol, atol = grad_tolerance(q, k, *got, q, k, v, d_out)
     scales = scales_of(want)
     if all(close(g / s, w / s, rtol, atol).all() for g, w, s in zip(got, want, scales)):
         return
     text, wrong = where_text(got, want, scales, rtol, atol)
     args = tuple(np.asarray(x, np.float64) for x in (q, k, v, d_out))
-    matched = Suspects(variants, *args, allowed, scales).match(flat(got, scales), flat(want, scales), rtol, atol)
+    matched = Suspects(variants, *args, allowed, scales, rivals=RIVALS).match(flat(got, scales), flat(want, scales),
+                                                                              rtol, atol)
+    doubted = doubt(matched[0]) if matched and doubt else ""
     nonfinite = any(bool((~np.isfinite(g)).any()) for g in got)
     picture = ds_picture(np.asarray(got[0], np.float64), *args, allowed) if "dq" in wrong else None
-    if matched:
+    if matched and not doubted:
         raise Failure(f"{call}: {text}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite, picture=picture)
     leaks = leaks_text(got, allowed)
-    reasons = [r for r in (leaks, why) if r]
+    reasons = [r for r in (leaks, doubted, why) if r]
     raise Failure(f"{call}: {text}" + "".join(f": {r}" for r in reasons), nonfinite=nonfinite, picture=picture)
 
 

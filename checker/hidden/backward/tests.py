@@ -4,8 +4,9 @@ The right gradients are the reference's (checked against PyTorch autograd and fi
 project's own tests). Shapes are chosen so the classic bugs cannot hide: n_q != n_k != d != d_v, batches and
 heads, a scale sqrt(d) equal to no other size, square self-attention where an untransposed P or swapped operands
 still multiply, padding masks, queries with no visible key, scores near +800. A failure says which of dq, dk and
-dv is wrong and in which rows; a bug is named only when its variant gives all three gradients. Memory is part of
-the contract: one call's peak, as n grows, tells an n x n Jacobian per slice apart from the product with dy.
+dv is wrong and in which rows; a bug is named only when its variant gives all three gradients and no mistake
+outside the catalogue does (a global max shift, say). Memory is part of the contract: one call's peak, as n
+grows, tells an n x n Jacobian per slice apart from the product with dy.
 """
 
 import numpy as np
@@ -183,7 +184,8 @@ def test_worked_example(kata, ref):
 
 @bug("grad-missing-scale")
 def test_scale(kata, ref, rng):
-    # d = 9: the scale sqrt(d) = 3 is no other size of the call (n_q = 2, n_k = 5, d_v = 4, batch 2)
+    # d = 9: the scale sqrt(d) = 3 is no other size of the call (n_q = 2, n_k = 5, d_v = 4, batch 2), nor the 2 of a
+    # doubled term; a factor 3 in softmax_backward is told apart by asking softmax_backward itself
     check(kata, ref, *inputs(rng, (2,), 2, 5, 9, 4), why="dq and dk carry the forward's 1/sqrt(d)")
 
 

@@ -76,13 +76,15 @@ def _t(x):
     return np.swapaxes(x, -1, -2)
 
 
-def gradients(q, k, v, d_out, p, softmax_jvp=jvp, grad_scale=True, dv_rule=None, dq_rule=None, dk_rule=None):
-    """(dq, dk, dv) from the weights p, each piece replaceable by a bug's."""
-    s = 1 / np.sqrt(q.shape[-1]) if grad_scale else 1.0
+def gradients(q, k, v, d_out, p, softmax_jvp=jvp, unscaled=(), dv_rule=None, dq_rule=None, dk_rule=None,
+              ds_weights=None):
+    """(dq, dk, dv) from the weights p, each piece replaceable by a bug's: `unscaled` names the gradients
+    without the 1/sqrt(d), `ds_weights` the weights dS is taken from when they are not dv's."""
+    s = 1 / np.sqrt(q.shape[-1])
     dv = dv_rule(p, d_out) if dv_rule else _t(p) @ d_out  # (..., n_k, d_v)
-    ds = softmax_jvp(p, d_out @ _t(v))  # (..., n_q, n_k)
-    dq = (dq_rule(ds, q, k) if dq_rule else ds @ k) * s  # (..., n_q, d)
-    dk = (dk_rule(ds, q, k) if dk_rule else _t(ds) @ q) * s  # (..., n_k, d)
+    ds = softmax_jvp(p if ds_weights is None else ds_weights, d_out @ _t(v))  # (..., n_q, n_k)
+    dq = (dq_rule(ds, q, k) if dq_rule else ds @ k) * (1.0 if "dq" in unscaled else s)  # (..., n_q, d)
+    dk = (dk_rule(ds, q, k) if dk_rule else _t(ds) @ q) * (1.0 if "dk" in unscaled else s)  # (..., n_k, d)
     return _back_to(dq, q.shape), _back_to(dk, k.shape), _back_to(dv, v.shape)
 
 
@@ -91,17 +93,24 @@ def flat(grads, scales):
     return np.concatenate([np.asarray(g, np.float64).reshape(-1) / s for g, s in zip(grads, scales)])
 
 
-def backward_variant(bug_id, doc, forward=None, **pieces):
-    """An attention variant: the right backward pass with one piece changed. `forward` replaces the
-    recomputed weights (q, k, allowed) -> P; `pieces` go to `gradients`."""
+def _computed(doc, forward=None, ds_forward=None, **pieces):
+    """The right backward pass with one piece changed, as (q, k, v, d_out, allowed, scales) -> flat: `forward`
+    replaces the recomputed weights (q, k, allowed) -> P, `ds_forward` those dS alone is taken from; `pieces`
+    go to `gradients`."""
 
     def computed(q, k, v, d_out, allowed, scales):
         with np.errstate(all="ignore"):
             p = (forward or weights)(q, k, allowed)
-            return flat(gradients(q, k, v, d_out, p, **pieces), scales)
+            ds_weights = ds_forward(q, k, allowed) if ds_forward else None
+            return flat(gradients(q, k, v, d_out, p, ds_weights=ds_weights, **pieces), scales)
 
     computed.__doc__ = " ".join(doc.split())
-    return variant(bug_id, of="attention_backward")(computed)
+    return computed
+
+
+def backward_variant(bug_id, doc, **changes):
+    """An attention variant of `bug_id`: the right backward pass with one piece changed (see `_computed`)."""
+    return variant(bug_id, of="attention_backward")(_computed(doc, **changes))
 
 
 def right(q, k, v, d_out, allowed):
@@ -126,12 +135,29 @@ def _in_attention(softmax_variant):
 JVP_BUGS = [backward_variant(f.variant_of, f.__doc__, softmax_jvp=_in_attention(f))
             for f in (diagonal_only, without_sum, _summed_along(-2), _summed_along(0))]
 
+def _scale_told(computed):
+    """`computed` only where sqrt(d) is no factor 2: there a doubled term (2 * y * (...) in softmax_backward)
+    makes the same numbers as a missing scale, so the input has no evidence of it."""
+
+    def told(q, k, v, d_out, allowed, scales):
+        if np.isclose(np.sqrt(q.shape[-1]), 2.0):
+            raise ValueError("sqrt(d) = 2: a doubled term gives the same factor")
+        return computed(q, k, v, d_out, allowed, scales)
+
+    told.__doc__ = computed.__doc__
+    return variant("grad-missing-scale", of="attention_backward")(told)
+
+
 SCALE_BUGS = [
-    backward_variant("grad-missing-scale", "dq and dk lack the forward pass's 1/sqrt(d): the scores were "
-                     "scaled, so their gradients carry the same factor", grad_scale=False),
+    _scale_told(_computed("dq and dk lack the forward pass's 1/sqrt(d): the scores were scaled, so their gradients "
+                          "carry the same factor", unscaled=("dq", "dk"))),
+    _scale_told(_computed("dq lacks the forward pass's 1/sqrt(d) (dk has it): the scores were scaled, so both "
+                          "their gradients carry the same factor; dq = dS . k / sqrt(d)", unscaled=("dq",))),
+    _scale_told(_computed("dk lacks the forward pass's 1/sqrt(d) (dq has it): the scores were scaled, so both "
+                          "their gradients carry the same factor; dk = dS^T . q / sqrt(d)", unscaled=("dk",))),
     backward_variant("missing-scale", "the recomputed scores lack the 1/sqrt(d) scale (S = q . k^T / sqrt(d)), "
                      "and so do dq and dk", forward=lambda q, k, a: weights(q, k, a, divisor=scale._no_divisor),
-                     grad_scale=False),
+                     unscaled=("dq", "dk")),
     backward_variant("missing-scale", "the recomputed scores lack the 1/sqrt(d) scale: S = q . k^T / sqrt(d)",
                      forward=lambda q, k, a: weights(q, k, a, divisor=scale._no_divisor)),
 ]
@@ -177,7 +203,10 @@ def _masked_for(masking, softmax=attention.softmax):
 
 FORWARD_BUGS = (
     [backward_variant("backward-ignores-mask", "the weights were recomputed without the mask, so gradient "
-                      "reaches blocked keys: apply the mask to the recomputed scores", forward=_unmasked)]
+                      "reaches blocked keys: apply the mask to the recomputed scores", forward=_unmasked),
+       backward_variant("backward-ignores-mask", "dv used the masked weights, but dS was taken from weights "
+                        "recomputed without the mask, so gradient reaches blocked keys through dq and dk: dS "
+                        "= P * (dP - rowsum(dP * P)) with the masked P", ds_forward=_unmasked)]
     + [backward_variant("mask-after-softmax", "the recomputed weights were masked after the softmax (zeroed, "
                         "so the rest no longer sum to 1): block the scores before it", forward=_masked_for(m))
        for m in (attention.zeroed_after, attention.renormalised_after, attention.renormalised_after_nan)]
@@ -192,3 +221,20 @@ FORWARD_BUGS = (
                         forward=_masked_for(attention.fill_guarded, softmax_pieces.no_shift))])
 
 VARIANTS = variants_in(globals(), of="attention_backward")
+
+
+# --- attention_backward: mistakes outside the catalogue that make the same numbers on some inputs -----------
+
+def _global_max_softmax(x, axis=-1):
+    """kata 02's global-max softmax, its 0 / 0 rows guarded to 0 (as code that divides with a guard writes)."""
+    e = np.exp(x - np.max(x[np.isfinite(x)], initial=0.0))
+    total = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+RIVALS = [
+    # a row far below the whole table's maximum underflows to all-zero weights, as a mask after the softmax
+    # leaves a row whose visible keys scored far below a blocked one
+    _computed("a global max shift", forward=_masked_for(attention.fill_guarded, softmax_pieces._global_max)),
+    _computed("a global max shift, guarded", forward=_masked_for(attention.fill_guarded, _global_max_softmax)),
+]

@@ -103,8 +103,14 @@ def _explain(got, want, allowed, rtol, atol):
     if leaked.size:
         j = leaked[np.argmax(np.abs(g[leaked]))]
         return f"{who} saw blocked key {j} (weight {g[j]:.2g})", True
+    if not g.any():
+        return (f"{who} got weight 0 for every key, expected {_keys(w != 0)} to share the weight (the mask lets it "
+                f"see {_keys(a)}: the row's weights were lost, not masked)"), False
     if not np.array_equal(g != 0, w != 0):
-        return f"{who} saw {_keys(g != 0)}, expected {_keys(w != 0)}", True
+        lost = a & (g == 0) & (w != 0)
+        if lost.any():
+            return f"{who} gave weight 0 to {_keys(lost)}, which it may see (expected {_keys(w != 0)})", False
+        return f"{who} gave weight to {_keys(g != 0)}, expected {_keys(w != 0)}", True
     if not np.isclose(g.sum(), 1, rtol=rtol, atol=atol * g.size):
         return f"the weights of {who} sum to {numbers_apart(g.sum(), 1, 3)[0]}, expected 1", False
     j = int(np.flatnonzero(~close(g, w, rtol, atol))[0])
@@ -155,6 +161,35 @@ def _empty_rows_bug(got, want, allowed, rtol, atol):
     return None
 
 
+def _truncated_scores(weights, want, inputs, allowed, rtol, atol):
+    """("integer-truncation", why) when integer q and k gave the weights of scores rounded to whole numbers
+    (an integer array written into, a cast back to the inputs' dtype, a floor division), else None."""
+    q, k = inputs[0], inputs[1]
+    if q.dtype.kind not in "iub" or k.dtype.kind not in "iub":
+        return None
+    product = q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2)
+    root = np.sqrt(q.shape[-1])
+
+    def softmax_of(scores):
+        scores = np.where(allowed, scores, -np.inf)
+        peak = scores.max(axis=-1, keepdims=True)
+        e = np.exp(scores - np.where(np.isfinite(peak), peak, 0))
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+    # a softmax forgets a constant shift: rounded scores can equal unscaled ones, or ones divided by a rounded
+    # sqrt(d_k), on some inputs (trunc([3, 1, 1] / sqrt(2)) = [2, 0, 0]); there this input names nothing
+    others = [softmax_of(product / divisor) for divisor in {1.0, float(np.floor(root)), float(np.round(root))}]
+    if any(close(weights, other, rtol, atol).all() for other in others):
+        return None
+    for rounding in (np.trunc, np.floor):
+        candidate = softmax_of(rounding(product / root))
+        if close(weights, candidate, rtol, atol).all() and not close(candidate, want, rtol, atol).all():
+            return ("integer-truncation", "the scores of the integer inputs were rounded to whole numbers (an "
+                    "integer array, a cast back to the inputs' dtype, or //) before the softmax")
+    return None
+
+
 def _compare(result, want, call, q, k, v, mask, why="", cause=None):
     """Fail unless (out, weights) match; name a bug by the weights' output or by what they do.
 
@@ -176,8 +211,12 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         if mask is not None and cause is None and _ignores_mask(weights, q64, k64, rtol, atol):
             raise Failure(f"{detail}: the weights are those of no mask at all: mask was not applied",
                           picture=_picture(weights, want_weights, allowed, rtol, atol))
-        matched = cause or Suspects(WEIGHT_VARIANTS, q64, k64, v64, allowed).match(
-            weights, want_weights, rtol, atol) or _empty_rows_bug(weights, want_weights, allowed, rtol, atol)
+        found = cause or Suspects(WEIGHT_VARIANTS, q64, k64, v64, allowed).match(weights, want_weights, rtol, atol)
+        truncated = None if cause else _truncated_scores(weights, want_weights, inputs, allowed, rtol, atol)
+        if truncated and found and found[0] != truncated[0]:
+            matched = None  # two explanations fit this input: it names neither
+        else:
+            matched = truncated or found or _empty_rows_bug(weights, want_weights, allowed, rtol, atol)
         extra = {"picture": _picture(weights, want_weights, allowed, rtol, atol),
                  "nonfinite": not np.isfinite(weights).all()}
         if matched:
@@ -377,16 +416,49 @@ def test_mask_wins_over_large_scores(kata, ref, rng):
     _compare(result, want, call, q, k, v, mask, why="the mask wins whatever the scores are")
 
 
+def _name_the_shift(kata, ref, weights, want, q, k, v, noise, call):
+    """Rows near +800, 0 and -800: name the shift by what each row does alone. Right at +800 (so some shift is
+    there) and wrong lower down: wrong rows that are right when run alone lost to the top row, a whole-table
+    maximum (global-max); a -800 row wrong alone and right once raised to near 0 has a maximum floored at 0."""
+    if weights.shape != want.shape:
+        return
+    ok = close(weights, want, *tolerance(weights, q, k, v)).all(axis=(0, -1))  # (3,): one per query row
+    if not ok[0] or ok.all():
+        return
+    every = np.ones((1, 5), bool)
+    wrong = [int(i) for i in np.flatnonzero(~ok)]
+    alone = [_right(kata, ref, noise[:, i:i + 1] + (0.0, 0.0, -800.0)[i], k, v, every) for i in wrong]
+    text = f"{call} with real scores near +800, 0 and -800 in queries 0, 1 and 2: queries {', '.join(map(str, wrong))} wrong"
+    if all(alone):
+        raise Failure(f"{text}, and right when each is given alone: each row was shifted by the maximum of the whole "
+                      "table, so rows far below it underflowed; subtract each row's own maximum", "global-max",
+                      exact=True)
+    if wrong == [2] and not alone[0] and _right(kata, ref, noise[:, 2:3] + 5.0, k, v, every):
+        raise Failure(f"{text}, also alone, and right once its scores are raised to near 0: a row of only large "
+                      "negative scores was not shifted down to 0 (a maximum floored at 0)", "max-floor-zero", exact=True)
+
+
 @bug("global-max")
 def test_rows_far_apart(kata, ref, rng):
     # real scores near +800, 0 and -800 in three rows: exp overflows without each row's own shift, a row far
     # below the top one underflows when the whole table's maximum is subtracted, an all-negative row when
     # the maximum is floored at 0
     k, v = rng.normal(size=(2, 5, 6)), rng.normal(size=(2, 5, 4))  # n_q=3, n_k=5, d_k=6, d_v=4
-    q = _queries_for(np.array([[800.0], [0.0], [-800.0]]) + rng.normal(size=(2, 3, 5)), k)
+    levels = np.array([[800.0], [0.0], [-800.0]])
+    noise = rng.normal(size=(2, 3, 5))
+    q = _queries_for(levels + noise, k)
     result, want, call = _run(kata, ref, q, k, v)
+    _name_the_shift(kata, ref, result[1], want[1], q, k, v, noise, call)
     _compare(result, want, call + " with real scores near +800, 0 and -800 in queries 0, 1 and 2", q, k, v, None,
              why="the weights of each query depend on its own scores only, however large")
+
+
+@bug("integer-truncation")
+def test_integer_inputs(kata, ref, rng):
+    # d_k = 3: no score is a whole number, and truncating them changes the weights beyond any rounding
+    q, k, v = rng.integers(-3, 4, size=(2, 3, 3)), rng.integers(-3, 4, size=(2, 5, 3)), rng.integers(-3, 4, size=(2, 5, 2))
+    result, want, call = _run(kata, ref, q, k, v, ref.causal_mask(3, 5), "causal_mask(3, 5)")
+    _compare(result, want, call, q, k, v, ref.causal_mask(3, 5), why="integer inputs give floating-point scores")
 
 
 @bug("fill-overflows-fp16")

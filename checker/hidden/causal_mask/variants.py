@@ -182,7 +182,13 @@ def mask_multiplied(scores, allowed, softmax=softmax):
     return softmax(scores * allowed)
 
 
-MASK_ARITHMETIC = (mask_added, mask_multiplied)
+def blocked_added(scores, allowed, softmax=softmax):
+    """a bool table of the blocked keys was added to the scores (True = +1): blocked scores must be replaced
+    with -inf, not shifted"""
+    return softmax(scores + ~allowed)
+
+
+MASK_ARITHMETIC = (mask_added, mask_multiplied, blocked_added)
 
 
 def _inverted(fill):

@@ -11,6 +11,8 @@ kernel counts and the checker reads, tells an (n_q, n_k) table (even of bools) a
 
 import numpy as np
 
+from checker.sandbox import LearnerError
+
 from checker.hidden.flash.diagnosis import (block_left_out, causal_boundary, difference_text, empty_rows_bug,
                                            left_padding_nan)
 from checker.hidden.flash.variants import VARIANTS, allowed_table
@@ -57,9 +59,28 @@ def _run(kata, ref, q, k, v, block_size, causal=False, mask=None, mask_text=None
     extra = {"causal": True} if causal else {}
     if mask is not None:
         extra["mask"] = mask
-    got = one_array(kata.flash_attention(q, k, v, block_size=block_size, **extra), call)
+    try:
+        got = one_array(kata.flash_attention(q, k, v, block_size=block_size, **extra), call)
+    except LearnerError as error:
+        _width_only(kata, error, call, q, k, v, block_size, extra)
+        raise
     q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))
     return got, ref.flash_attention(q64, k64, v64, block_size=block_size, causal=causal, mask=mask), call
+
+
+def _width_only(kata, error, call, q, k, v, block_size, extra):
+    """Fail, saying so, when a call that raised runs once v is as wide as q and k: the code assumes d_v = d."""
+    d, d_v = np.shape(q)[-1], np.shape(v)[-1]
+    if error.not_implemented or d == d_v:
+        return
+    same = np.resize(np.asarray(v), np.shape(v)[:-1] + (d,))  # the values cut or repeated to d channels
+    try:
+        kata.flash_attention(q, k, same, block_size=block_size, **extra)
+    except LearnerError:
+        return
+    raise Failure(f"{call} raised {error}, and runs when v has d = {d} channels like q and k: the code assumes "
+                  f"d_v = d, but v has d_v = {d_v}; the running output is (..., n_q, d_v), o = np.zeros((..., n_q, "
+                  "v.shape[-1]))") from None
 
 
 FLOAT32_EPS = float(np.finfo(np.float32).eps)
@@ -160,8 +181,15 @@ def test_any_block_size(kata, ref, rng):
                "do not depend on the block size)")
     # Right with those, wrong with one block longer than n_k: only a loop over whole blocks does that (a
     # rescale inverted gives the same zeros here, but it would have failed with one key a block).
-    _check(kata, ref, q, k, v, 16, exercise="block_size = 16 beyond n_k = 9: one short block of every key",
-           variants=[suspect for suspect in VARIANTS if suspect.variant_of == "drops-last-block"])
+    exercise = "block_size = 16 beyond n_k = 9: one short block of every key"
+    got, want, call = _run(kata, ref, q, k, v, 16)
+    if got.shape == want.shape and (not got.any() or not np.isfinite(got).any()):  # all 0 or all NaN, after the controls
+        raise Failure(f"{call} returned only {'zeros' if not got.any() else 'NaN'} ({exercise}), and is right with "
+                      "blocks of 1 and of 9 keys: the loop visits whole blocks only, so a block longer than n_k is "
+                      "never visited; loop with range(0, n_k, block_size) and let the last block be shorter",
+                      "drops-last-block", exact=True)
+    _compare(got, want, call, q, k, v, 16, False, None, exercise,
+             [suspect for suspect in VARIANTS if suspect.variant_of == "drops-last-block"])
 
 
 @bug("mask-top-left")
@@ -240,7 +268,16 @@ def test_mask_and_causal(kata, ref, rng):
 def test_scores_far_above_zero(kata, ref, rng):
     # queries 0-2 score about +1000 against every key: exp(score) overflows, exp(score - m) never does
     q, k, v = _inputs(rng, (2,), 5, 8, 4, 3, levels=np.linspace(1000, 1004, 8), reach=[1, 1, 1, 0.002, 0.002])
-    _check(kata, ref, q, k, v, 4, exercise="queries 0-2 score about +1000 against every key, queries 3-4 about 2")
+    exercise = "queries 0-2 score about +1000 against every key, queries 3-4 about 2"
+    got, want, call = _run(kata, ref, q, k, v, 4)
+    if not np.isfinite(got).any() and got.shape == want.shape:  # only NaN: a symptom, unless ordinary scores work
+        small, right, _ = _run(kata, ref, q * 0.002, k, v, 4)
+        if small.shape == right.shape and close(small, right, *tolerance(small, q, k, v)).all():
+            raise Failure(f"{call} returned only NaN or inf ({exercise}), and is right on the same keys with the "
+                          "queries 500 times smaller: exp(score) overflows to inf above about 709 (88 in float32) "
+                          "and inf / inf = NaN; keep the running max m and take exp(score - m)", "no-max-shift",
+                          exact=True, nonfinite=True)
+    _compare(got, want, call, q, k, v, 4, False, None, exercise)
 
 
 @bug("max-floor-zero")
@@ -250,6 +287,12 @@ def test_scores_far_below_zero(kata, ref, rng):
     q, k, v = _inputs(rng, (2,), 5, 8, 4, 3, levels=np.linspace(1000, 1004, 8), reach=[-1, -1, -1, 0.002, 1])
     _check(kata, ref, q, k, v, 4, exercise="queries 0-2 score about -1000 against every key, query 3 about 2, "
            "query 4 about +1000")
+
+
+def test_values_as_wide_as_keys(kata, ref, rng):
+    # d_v = d, the usual case (the other checks use d_v != d, so d_v and d cannot be confused)
+    q, k, v = _inputs(rng, (2, 2), 4, 9, 6, 6, levels=_levels(3, 0, 5, 2))
+    _check(kata, ref, q, k, v, 3, exercise="d_v = d = 6, blocks of 3 keys whose scores sit near 0, 5 and 2")
 
 
 def test_default_block_size(kata, ref, rng):

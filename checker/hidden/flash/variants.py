@@ -29,7 +29,8 @@ def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=Fal
 
 def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True, inverted=False,
             carry_max=True, first_block_starts=False, guard=True, fill=-np.inf, start=-np.inf, shift_max=True,
-            mask_after=False, zero_masked=False, scale=None, keep_last=True, divide=True, zero_empty=True):
+            mask_after=False, zero_masked=False, scale=None, keep_last=True, divide=True, zero_empty=True,
+            reset_max=False):
     """The online softmax over blocks of keys, each switch turning one step into a catalogued mistake."""
     n_q, d = q.shape[-2:]
     n_k = k.shape[-2] if keep_last else k.shape[-2] // block_size * block_size  # dropped: the shorter block
@@ -41,6 +42,7 @@ def _online(q, k, v, block_size, allowed, *, rescale_sum=True, rescale_out=True,
         stop = min(first + block_size, n_k)
         scores = q @ np.swapaxes(k[..., first:stop, :], -1, -2) * scale  # (..., n_q, B)
         visible = allowed[..., first:stop]
+        m = np.full_like(m, start) if reset_max else m  # re-initialised every block: exp(-inf - m_new) = 0 wipes l, o
         if not mask_after:
             scores = np.where(visible, scores, fill)
         m_new = scores.max(axis=-1, keepdims=True)  # (..., n_q, 1)
@@ -115,6 +117,15 @@ def _block_max_alone(q, k, v, block_size, causal, mask):
     """each block was normalised on its own max and the blocks simply added: a block whose max is below an
     earlier one's counts as if it held the largest score; carry the running max across blocks"""
     return _run(q, k, v, block_size, causal, mask, carry_max=False, rescale_sum=False, rescale_out=False)
+
+
+@variant("online-max-reset")
+def _max_reinitialised(q, k, v, block_size, causal, mask):
+    """the running max was re-initialised to -inf at every block, so the rescale exp(m - m_new) = exp(-inf) = 0
+    wiped the running sum and output: only the last block counts; set m = -inf once, before the loop"""
+    if -(-k.shape[-2] // block_size) < 3:  # with two blocks, "the last one only" is also "the first one dropped"
+        raise ValueError("too few blocks to tell this bug from a skipped block")
+    return _run(q, k, v, block_size, causal, mask, reset_max=True)
 
 
 @variant("online-no-final-divide")

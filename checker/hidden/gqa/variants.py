@@ -101,7 +101,7 @@ def sees_next(n_q, n_k):
 
 
 def _attention(q, k, v, causal=True, *, head_of=kv_head_of, scale=None, mask=bottom_right, after=None,
-               fill=-np.inf, **softmax):
+               fill=-np.inf, arithmetic=None, **softmax):
     """Grouped-query attention with one step swapped for a buggy one.
 
     `scale` (a function of d and d_v) replaces 1/sqrt(d); `fill` is what blocked scores become; `after`
@@ -113,6 +113,8 @@ def _attention(q, k, v, causal=True, *, head_of=kv_head_of, scale=None, mask=bot
     k, v = _gather(k, head_of, h_q), _gather(v, head_of, h_q)  # (b, h_q, n_k, d), (b, h_q, n_k, d_v)
     scores = q @ np.swapaxes(k, -1, -2) * (scale(d, d_v) if scale else 1 / np.sqrt(d))  # (b, h_q, n_q, n_k)
     allowed = mask(n_q, n_k) if causal and mask else np.ones((n_q, n_k), dtype=bool)
+    if arithmetic is not None:  # the bool mask added to or multiplied with the scores
+        return _softmax(arithmetic(scores, allowed), **softmax) @ v
     if after is None:
         return _softmax(np.where(allowed, scores, fill), **softmax) @ v  # (b, h_q, n_q, d_v)
     return after(_softmax(scores), allowed) @ v
@@ -213,6 +215,18 @@ def _inverted_zero(q, k, v, causal=True):
 @variant("mask-inverted")
 def _inverted_finite_fill(q, k, v, causal=True):
     return _attention(q, k, v, causal, mask=future_only, fill=-1e9)
+
+
+@variant("mask-arithmetic")
+def _mask_added(q, k, v, causal=True):
+    """the bool mask was added to the scores (True = +1): blocked scores must be replaced with -inf, not shifted"""
+    return _attention(q, k, v, causal, arithmetic=lambda scores, allowed: scores + allowed)
+
+
+@variant("mask-arithmetic")
+def _mask_multiplied(q, k, v, causal=True):
+    """the bool mask was multiplied into the scores, so blocked scores became 0, not -inf"""
+    return _attention(q, k, v, causal, arithmetic=lambda scores, allowed: scores * allowed)
 
 
 WRONG_AXIS = ("the softmax ran over the queries (axis -2), not over the keys (axis -1): each query's weights must "

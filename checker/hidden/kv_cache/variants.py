@@ -202,6 +202,12 @@ _by_new_tokens.__doc__ = scale._by_queries.__doc__.replace("n_q", "t, the new to
 variant("scale-by-seq-len", of="attention")(_by_new_tokens)
 
 
+def _shallow_fill(scores, allowed, softmax=pieces.softmax):
+    """the blocked scores were filled with a finite number (-1e4 here), and real scores went below it: the
+    blocked keys took the weight; fill with -inf (a query always sees itself here)"""
+    return softmax(np.where(allowed, scores, -1e4))
+
+
 # the bugs of katas 01-04 that a cached decode can show, built from their own variants. A call's scores are
 # (t, n), square only in a prefill on an empty cache: a missing keepdims and k @ q^T run only there.
 EARLIER_SCALES = ("missing-scale", "scale-by-dk", "scale-inverted")
@@ -213,8 +219,11 @@ FROM_EARLIER_KATAS = (
     + [_built(product.variant_of, product.__doc__, product=product)
        for product in variants_in(vars(scale), of="product") if product.variant_of != "batch-transpose"]
     + [_built(mask.variant_of, mask.__doc__, visible=lambda t, past, mask=mask: mask(t, past + t), masking=fill)
-       for mask in variants_in(vars(pieces), of="mask") if mask.variant_of == "mask-blocks-diagonal"
+       for mask in variants_in(vars(pieces), of="mask") if mask.variant_of in ("mask-blocks-diagonal", "mask-flipped")
        for fill in pieces.HONEST_FILLS]
+    + [_built("mask-arithmetic", m.__doc__, masking=m) for m in pieces.MASK_ARITHMETIC]
+    + [_built("mask-inverted", m.__doc__, masking=m) for m in pieces.MASK_INVERTED]
+    + [_built("fill-too-shallow", _shallow_fill.__doc__, masking=_shallow_fill)]
     + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after),
        _built("softmax-wrong-axis", "the softmax ran over the new queries (axis -2), not over the keys (axis -1)",
               masking=pieces.fill_neg_inf, softmax=pieces.over_queries)]

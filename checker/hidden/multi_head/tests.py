@@ -354,6 +354,13 @@ def _far_apart(rng, b, n, d_model, n_heads, low=3000.0):
     return x, (w_q, -w_q, w_v, w_o), plain
 
 
+def _underflows_apart(kata, ref, rng):
+    """Is the learner's output non-finite when scores are only +-400 apart (exp(+-400) is finite, exp(-800) is 0)?"""
+    x, weights, _ = _far_apart(rng, 2, 5, 12, 3, low=400.0)
+    got, want, _ = _run_mha(kata, ref, x, weights, 3, causal=True)
+    return got.shape == want.shape and not np.isfinite(got).all()
+
+
 @bug("no-max-shift")
 def test_mha_large_scores(kata, ref, rng):
     x, weights, plain = _far_apart(rng, 2, 5, 12, 3)  # h=3, d_head=4
@@ -363,6 +370,12 @@ def test_mha_large_scores(kata, ref, rng):
         matched = Suspects(MHA_VARIANTS, x, *weights, 3, causal=True).match(got, want, *tolerance(got, x, *weights))
         control, right, _ = _run_mha(kata, ref, plain, weights, 3, causal=True)
         if not matched and _same(control, right):  # right with ordinary scores: only their size is the trouble
+            if not np.isfinite(got).all() and _underflows_apart(kata, ref, rng):
+                raise Failure(f"{call} returned NaN or inf, while the same weights on ordinary inputs are right, and "
+                              "so do scores only +-400 apart, where exp neither overflows nor underflows in a row "
+                              "shifted by its own maximum: the maximum of the whole array was subtracted, so rows "
+                              "far below it underflow to 0/0; subtract each row's own maximum", "global-max",
+                              exact=True, nonfinite=True)
             if not np.isfinite(got).all():
                 raise Failure(f"{call} returned NaN or inf, while the same weights on ordinary inputs are right: "
                               "exp(3000) overflows to inf and inf/inf is NaN; subtract each row's maximum score "

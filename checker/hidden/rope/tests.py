@@ -12,7 +12,7 @@ batch where b = n_k = d (so a full k.T runs) and scores near 1e3; kata 01-03's b
 import numpy as np
 
 from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
-from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right
+from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right, unmasked
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
     expect_precision, first_difference, full_transpose_error, full_transpose_failure, one_array, tolerance
@@ -176,8 +176,23 @@ def test_large_positions(kata, ref, rng):
     positions = np.array([0, 1, 4095, 32768, 65535, 65536])
     for base, dtype in ((10000.0, np.float64), (500000.0, np.float64), (10000.0, np.float32)):
         x = rng.normal(size=(2, 6, 16)).astype(dtype)
-        _check_rope(kata, x, positions, base, why="angles of tens of thousands of radians: compute them in float64, or "
-                    "in float32 (as Hugging Face does); never in float16, and never positions in int16")
+        got, call = run_rope(kata, x, positions, base)
+        _expect_rope(got, x, positions, base, call, why=_positions_wrong(got, x, positions, base))
+
+
+def _positions_wrong(got, x, positions, base):
+    """Which of the positions came back wrong, in words: what the output does, not a guess at why."""
+    want = right(np.asarray(x, np.float64), positions, base)
+    rtol, atol = rope_tolerance(x, positions, base)
+    wrong = ~close(got, want, rtol, atol).reshape(-1, len(positions), x.shape[-1]).any(axis=(0, 2)) \
+        if got.shape == want.shape else np.ones(len(positions), bool)
+    bad, good = [int(p) for p in positions[~wrong]], [int(p) for p in positions[wrong]]
+    if not bad:
+        return CONTRACT
+    text = f"positions {', '.join(map(str, good))} are wrong" + (f", {', '.join(map(str, bad))} right" if bad else "")
+    if good and bad and min(good) > max(bad):
+        text += f": the rotation fails past position {max(bad)} (positions up to 65 536 are in the contract)"
+    return text + f"; each position's angles are p * base ** (-2i / d), exactly"
 
 
 def test_float32(kata, ref, rng):
@@ -216,10 +231,10 @@ def _attention_call(q, k, v):
     return call_text("rope_attention", q=q, k=k, v=v)
 
 
-def _learner(function, q, k, v, call):
-    """function(q, k, v) run by the learner; a batched k.T's shape error is named, not left as a crash."""
+def _learner(function, q, k, v, call, *base):
+    """function(q, k, v[, base]) run by the learner; a batched k.T's shape error is named, not left as a crash."""
     try:
-        return function(q, k, v)
+        return function(q, k, v, *base)
     except LearnerError as error:
         if error.not_implemented or not full_transpose_error(error.message, np.shape(q), np.shape(k)):
             raise
@@ -235,26 +250,26 @@ def _attention_tolerance(q, k, v):
     return rtol, max(atol, rtol * float(np.abs(v).max()))
 
 
-def _run_attention(kata, q, k, v):
-    """The learner's rope_attention(q, k, v) as an array of the right shape, and the call as text."""
-    call = _attention_call(q, k, v)
-    got = one_array(_learner(kata.rope_attention, q, k, v, call), call)
+def _run_attention(kata, q, k, v, base=None):
+    """The learner's rope_attention(q, k, v[, base]) as an array of the right shape, and the call as text."""
+    call = _attention_call(q, k, v) if base is None else _attention_call(q, k, v)[:-1] + f", base={base:g})"
+    got = one_array(_learner(kata.rope_attention, q, k, v, call, *(() if base is None else (base,))), call)
     want_shape = (*np.broadcast_shapes(np.shape(q)[:-2], np.shape(v)[:-2]), np.shape(q)[-2], np.shape(v)[-1])
     if got.shape != want_shape:
         raise Failure(f"{call} returned shape {got.shape}, expected {want_shape}: (..., t, d_v), one row per query")
     return got, call
 
 
-def _compare_attention(got, call, ref, q, k, v, why=""):
-    """Fail unless got is rope_attention(q, k, v); name the bug whose output it is, else say how it differs."""
-    want = ref.rope_attention(*(np.asarray(a, np.float64) for a in (q, k, v)))
+def _compare_attention(got, call, ref, q, k, v, why="", base=10000.0):
+    """Fail unless got is rope_attention(q, k, v, base); name the bug whose output it is, else say how it differs."""
+    want = ref.rope_attention(*(np.asarray(a, np.float64) for a in (q, k, v)), base)
     expect_precision(got, (q, k, v), call)
     rtol, atol = _attention_tolerance(q, k, v)
     if close(got, want, rtol, atol).all():
         return
     detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
     inputs = [np.asarray(a, np.float64) for a in (q, k, v)]
-    matched = Suspects(ATTENTION_VARIANTS, *inputs, 10000.0).match(got, want, rtol, atol)
+    matched = Suspects(ATTENTION_VARIANTS, *inputs, base, rivals=(unmasked,)).match(got, want, rtol, atol)
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
@@ -320,6 +335,42 @@ def test_attention_large_scores(kata, ref, rng):
                       "q and k 30 times smaller give the right answer: exp(1e3) overflows to inf and inf/inf is NaN; "
                       "subtract each row's maximum score before np.exp", "no-max-shift", exact=True,
                       nonfinite=True) from None
+
+
+def test_attention_base(kata, ref, rng):
+    q, k, v = _qkv(rng, (2, 2), 3, 9, 8, 4)
+    got, call = _run_attention(kata, q, k, v, 500000.0)
+    default = ref.rope_attention(q, k, v)
+    why = "the base is rope_attention's to pass on to rope"
+    if close(got, default, *_attention_tolerance(q, k, v)).all():
+        why = "the output is what base=10000 gives: the base argument is not passed on to rope"
+    _compare_attention(got, call, ref, q, k, v, why, base=500000.0)
+
+
+def _unrotated(ref, u, positions, base=10000.0):
+    """Vectors that rope turns into u at each of `positions`: u rotated back by each position's angle."""
+    return ref.rope(np.broadcast_to(u, u.shape[:-2] + (len(positions), u.shape[-1])), -np.asarray(positions), base)
+
+
+@bug("fill-too-shallow")
+def test_attention_mask_wins_over_large_scores(kata, ref, rng):
+    # every rotated query is -c u and every rotated key u: each score is -c |u|^2 / sqrt(d) = -3e4, below any
+    # finite fill, while the blocked keys (the future of the first 2 of 3 new queries) must still get nothing
+    t, n_k, d = 3, 6, 8
+    u = rng.normal(size=(2, 1, d))
+    u *= np.sqrt(np.sqrt(d) / (u ** 2).sum(axis=-1, keepdims=True))  # |u|^2 / sqrt(d) = 1
+    q = _unrotated(ref, -3e4 * u, np.arange(n_k - t, n_k))  # (2, t, d)
+    k = _unrotated(ref, u, np.arange(n_k))  # (2, n_k, d)
+    v = rng.normal(size=(2, n_k, 4))
+    got, call = _run_attention(kata, q, k, v)
+    call += " with every visible score near -3e4"
+    visible = np.arange(n_k) <= np.arange(n_k - t, n_k)[:, None]  # (t, n_k)
+    blocked_mean = np.stack([v[:, ~row].mean(axis=1) if (~row).any() else v[:, row].mean(axis=1) for row in visible], 1)
+    if np.isfinite(got).all() and close(got, blocked_mean, *_attention_tolerance(q, k, v)).all():
+        raise Failure(f"{call}: each query's output is the mean of the values of the keys it may NOT see: the "
+                      "blocked scores were filled with a finite number, and the real scores went below it",
+                      "fill-too-shallow", exact=True)
+    _compare_attention(got, call, ref, q, k, v, why="the mask wins whatever the scores are")
 
 
 def test_attention_float32(kata, ref, rng):

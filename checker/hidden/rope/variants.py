@@ -245,9 +245,16 @@ FROM_EARLIER_KATAS = (
     + [_built(mask.variant_of, mask.__doc__, visible=mask, masking=fill)
        for mask in variants_in(vars(pieces), of="mask") if mask.variant_of in EARLIER_MASKS
        for fill in pieces.HONEST_FILLS]
+    + [_built("mask-arithmetic", m.__doc__, masking=m) for m in pieces.MASK_ARITHMETIC]
+    + [_built("mask-inverted", m.__doc__, masking=m) for m in pieces.MASK_INVERTED]
     + [_built("mask-after-softmax", pieces.zeroed_after.__doc__, masking=pieces.zeroed_after),
        _built("no-max-shift", softmax_pieces.no_shift.__doc__, softmax=softmax_pieces.no_shift),
        _built("softmax-wrong-axis", "the softmax ran over the queries (axis -2), not over the keys (axis -1)",
               softmax=_over_queries)])
+
+def unmasked(q, k, v, base):
+    """No causal mask at all (not catalogued): a rival explanation for outputs that equal it."""
+    return attend(q, k, v, base, visible=lambda t, n_k: np.ones((t, n_k), bool))
+
 
 ATTENTION_VARIANTS = [*variants_in(globals(), of="attention"), *(_with_rope(f) for f in ROPE_VARIANTS)]

@@ -14,31 +14,55 @@ def right_divisor(d_head, n_q, n_k):
     return np.sqrt(d_head)
 
 
+class Coincidence(ValueError):
+    """This input cannot tell the scale bug from sqrt(d_k) rounded to an integer: the variant abstains."""
+
+
+def _telling(divisor):
+    """A divisor variant that abstains (raises Coincidence) where its number equals sqrt(d_k) rounded down or to
+    the nearest integer (math.isqrt(5) = 2 = sqrt(4) = sqrt(n_q)): such an input names nothing."""
+
+    def told(d_head, n_q, n_k):
+        value = divisor(d_head, n_q, n_k)
+        rounded = {float(np.floor(np.sqrt(d_head))), float(np.round(np.sqrt(d_head)))}
+        if any(np.isclose(value, r, rtol=1e-9) for r in rounded if r > 0):
+            raise Coincidence(f"{value:g} is also sqrt({d_head}) rounded")
+        return value
+
+    told.__doc__, told.__name__ = divisor.__doc__, divisor.__name__
+    return told
+
+
 @variant("missing-scale", of="divisor")
+@_telling
 def _no_divisor(d_head, n_q, n_k):
     """the 1/sqrt(d_k) scale is missing"""
     return 1.0
 
 
 @variant("scale-by-dk", of="divisor")
+@_telling
 def _by_d(d_head, n_q, n_k):
     """the scores were divided by d_k instead of sqrt(d_k) (or q and k were each scaled by 1/sqrt(d_k))"""
     return float(d_head)
 
 
 @variant("scale-inverted", of="divisor")
+@_telling
 def _inverted(d_head, n_q, n_k):
     """the scores were multiplied by sqrt(d_k) instead of divided by it"""
     return 1 / np.sqrt(d_head)
 
 
 @variant("scale-by-seq-len", of="divisor")
+@_telling
 def _by_queries(d_head, n_q, n_k):
     """the scores were divided by the square root of n_q, a token count, instead of sqrt(d_k)"""
     return np.sqrt(n_q)
 
 
 @variant("scale-by-seq-len", of="divisor")
+@_telling
 def _by_keys(d_head, n_q, n_k):
     """the scores were divided by the square root of n_k, a token count, instead of sqrt(d_k)"""
     return np.sqrt(n_k)

@@ -1,4 +1,6 @@
-"""Bug: the rescale factor is exp(m_new - m_old)."""
+"""The rescale factor inverted, exp(m_new - m_old), from m = -inf: exp(+inf) = inf at the first block, and its
+NaN zeroed, so every output is 0. An all-zero output is what many bugs give (an output never filled, a zeroed
+NaN): catalogued as online-rescale-inverted, but this form leaves no evidence of it, and is named as nothing."""
 
 import numpy as np
 
