@@ -211,6 +211,29 @@ def cases_showing(name, seed, count=2, **ranges):
 
 
 @lru_cache(maxsize=None)
+def greedy_tie_cases(seed, count=1):
+    """Greedy cases on permuted models where a tie between the best tokens of a row decides: greedy taking the
+    highest id of equal maxima answers differently. Up to `count` within RIVAL_DRAWS draws, at least one."""
+    found = []
+    for stream, draws in ((seed, RIVAL_DRAWS), (0, 20 * RIVAL_DRAWS)):
+        rng = np.random.default_rng([stream, 7])
+        for _ in range(draws):
+            v = int(rng.integers(4, 7))
+            eos = int(rng.integers(v))
+            model = permuted_model(rng, v, eos)
+            model.flags.writeable = False
+            case = {"logprobs": model, "prompt": [int(t) for t in rng.integers(v, size=2)],
+                    "max_new": int(rng.integers(2, 5)), "eos": eos}
+            if greedy(**case) != greedy(**case, highest=True):
+                found.append(tuple(case.items()))
+                if len(found) == count or stream == 0:
+                    return tuple(found)
+        if found:
+            return tuple(found)
+    raise RuntimeError("no draw shows a greedy tie")
+
+
+@lru_cache(maxsize=None)
 def greedy_telling_cases(bug, seed, count=2):
     """Greedy cases on which the bug's variant answers differently from greedy and from the other bug's: up to
     `count` within DRAWS draws, and at least one (drawn on from seed 0 if need be)."""

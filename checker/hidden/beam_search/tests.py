@@ -12,7 +12,7 @@ import numpy as np
 from checker.hidden.beam_search import models
 from checker.hidden.beam_search.explain import Evidence, beam_failure, greedy_failure, pair_of, tokens_of
 from checker.hidden.beam_search.models import agree, draw_case, draw_greedy_case
-from checker.hidden.beam_search.variants import BEAM_VARIANTS, GREEDY_VARIANTS, RIVALS, encoded
+from checker.hidden.beam_search.variants import BEAM_VARIANTS, GREEDY_RIVALS, GREEDY_VARIANTS, RIVALS, encoded
 from checker.sandbox import LearnerError
 from checker.testkit import Failure, bug, call_text, changed, show, weight
 
@@ -45,7 +45,7 @@ def _beam(kata, ref, cases, why="", keywords=False, name=True):
 
 
 def _greedy(kata, ref, cases, why="", keywords=False):
-    evidence, first = Evidence(GREEDY_VARIANTS), None
+    evidence, first = Evidence(GREEDY_VARIANTS, GREEDY_RIVALS), None
     for case in map(dict, cases):
         case = _in_order(case, GREEDY_ARGS)
         call = call_text("greedy_decode", **case)
@@ -78,7 +78,9 @@ def test_greedy_returns_a_list_of_python_ints(kata):
 
 def test_greedy_random_models(kata, ref, rng):
     cases = [draw_greedy_case(rng, eos_bias=bias) for bias in (2.0, -0.5, NEVER, 0.5, 1.0, NEVER)]
-    _greedy(kata, ref, cases, "at each step the argmax of the previous token's row, until eos or max_new tokens")
+    cases += models.greedy_tie_cases(_seed(rng))  # a permuted model, where a tie decides
+    _greedy(kata, ref, cases, "at each step the argmax of the previous token's row (the lowest id on ties), "
+                              "until eos or max_new tokens")
 
 
 @bug("greedy-ignores-eos")
@@ -117,11 +119,21 @@ def test_width_one_is_greedy(kata, ref, rng):
     _beam(kata, ref, cases, "beam_width 1 keeps the best candidate of each step: greedy's tokens", name=False)
 
 
+TIES = {"ties": True, "max_new": (1, 2), "widths": (2, 4), "penalties": (0.0, 1.0)}
+# more than 16 candidates a step, where np.argsort's default sort is not stable; ties that decide under either
+# wrong order: on 8 of them np.argsort(-sums) (unstable) changes an answer under 28 of 30 seeds measured
+WIDE_TIES = {**TIES, "vocab": (6, 8), "widths": (3, 4)}
+TIE_RIVALS = ("ties-by-token", "ties-reversed", "last-of-equal-scores")
+
+
 @weight(2)
 def test_random_models(kata, ref, rng):
     cases = [draw_case(rng, widths=(width, width), penalties=(penalty,), eos_bias=(1.0, 2.0) if early else NEVER,
                        blocked=0.15 * (width % 2))
              for width in range(1, 6) for penalty in models.LENGTH_PENALTIES for early in ((width + int(penalty)) % 2,)]
+    seed = _seed(rng)  # and permuted models, where ties decide
+    cases += sum((models.cases_showing(name, seed, 1, **TIES) for name in TIE_RIVALS), ()) + \
+        models.cases_showing("ties-reversed+ties-by-token", seed, 3, **WIDE_TIES)
     _beam(kata, ref, cases)
 
 
@@ -141,8 +153,21 @@ def test_log_probabilities_add(kata, ref, rng):
 def test_ranks_every_candidate_together(kata, ref, rng):
     # with eos never emitted, taking the beams' candidates beam by beam follows greedy's path (beam 0's best child
     # is greedy's next token), so the cases hold eos: its variants finish eos within the first ranks, or anywhere
-    _telling(kata, ref, rng, "beam-per-beam-topk", "rank all beam_width x V candidates of a step together",
-             eos_bias=(-1.0, 1.0), widths=(2, 4), max_new=(3, 6), vocab=(5, 8))
+    cases = models.telling_cases("beam-per-beam-topk", _seed(rng), eos_bias=(-1.0, 1.0), widths=(2, 4),
+                                 max_new=(3, 6), vocab=(5, 8))
+    _beam(kata, ref, cases + (tuple(_one_beam_leads().items()),), "rank all beam_width x V candidates of a step "
+                                                                  "together")
+
+
+def _one_beam_leads():
+    """A case where, at step 2, beam [1]'s best three candidates (its eos among them) rank above beam [2]'s
+    best: the right search keeps two of [1]'s, so a search that first cuts each beam to its own best beam_width
+    keeps [2]'s best instead, and answers from it (a case random draws rarely give)."""
+    row = models.log_softmax
+    logprobs = np.stack([row([0.0] * 5), row([0.9, 0.5, -2.0, 1.6, -2.0]), row([-1.0, -1.0, 3.0, -1.0, -1.0]),
+                         row([0.0, 0.1, 0.2, 0.3, 0.4]), row([-3.0, 2.0, 0.25, -3.0, -3.0])])
+    logprobs.flags.writeable = False
+    return {"logprobs": logprobs, "prompt": [4], "beam_width": 2, "max_new": 3, "eos": 0, "length_penalty": 2.0}
 
 
 @bug("beam-initial-copies")
@@ -191,16 +216,9 @@ def test_stop_keeps_the_live_beams(kata, ref, rng):
           "when beam_width hypotheses are finished, the live beams left are finished too and compete", name=False)
 
 
-TIES = {"ties": True, "max_new": (1, 2), "widths": (2, 4), "penalties": (0.0, 1.0)}
-# more than 16 candidates a step, where np.argsort's default sort is not stable; ties that decide under either
-# wrong order: on 8 of them np.argsort(-sums) (unstable) changes an answer under 28 of 30 seeds measured
-WIDE_TIES = {**TIES, "vocab": (6, 8), "widths": (3, 4)}
-
-
 def test_ties(kata, ref, rng):
     seed = _seed(rng)
-    cases = sum((models.cases_showing(name, seed, **TIES) for name in
-                 ("ties-by-token", "ties-reversed", "last-of-equal-scores")), ()) + \
+    cases = sum((models.cases_showing(name, seed, **TIES) for name in TIE_RIVALS), ()) + \
         models.cases_showing("ties-reversed+ties-by-token", seed, 8, **WIDE_TIES)
     _beam(kata, ref, cases, "equal sums rank the candidate of the better live beam first, then the lower token; "
                             "equal final scores go to the hypothesis finished first", name=False)

@@ -18,12 +18,15 @@ from checker.testkit import variant
 @dataclass(frozen=True)
 class Rules:
     combine: str = "log"  # "log": sums of log-probabilities; "probabilities": sums of exp; "product": products
-    keep: str = "all"  # "all": rank every candidate together; "first-beams", "best-each": per beam
+    keep: str = "all"  # "all": rank every candidate together; per beam: "first-beams" (each beam's best beam_width,
+    # beam by beam), "best-each" (each beam's best one), "share" (each beam walks its own ranking for
+    # beam_width // beams), "pool-each" (each beam's best beam_width, ranked together)
     copies: bool = False  # start from beam_width copies of the prompt
     on_eos: str = "finish"  # "finish"; "extend": eos is a token like any other; "both": finished AND extended;
     # "drop": eos candidates thrown away
     rank_length: str = "new"  # the length finished hypotheses are ranked with: "new", "none" (no penalty), "prompt",
-    # or, outside the catalogue, "probability" (exp(sum) / new ** length_penalty), "no-eos" (eos not counted)
+    # or, outside the catalogue, "probability" (exp(sum) / new ** length_penalty), "log-probability" (its log,
+    # sum - length_penalty * log(new)), "no-eos" (eos not counted)
     report_length: str = "new"  # the length of the reported score: "new", "none", "prompt"
     # bugs outside the catalogue, for finding inputs that show them (never to name them):
     eos_ranks: str = "first"  # "first": eos finished within the first beam_width ranks; "walked": at any rank walked
@@ -62,14 +65,19 @@ _TIE_KEYS = {"beam": lambda total, beam, token: (-total, beam, token),  # -(-inf
              "reversed": lambda total, beam, token: (-total, -beam, -token)}
 
 
-def _ranking(candidates, keep, beam_width):
-    """The candidates (key, beam, token, sum) in the order the walk takes them."""
+def _ranking(candidates, keep, beam_width, beams):
+    """The candidates (key, beam, token, sum) as groups, each walked on its own: (candidates in the order the
+    walk takes them, the ranks within which an eos finishes and the most live beams the group gives)."""
     candidates.sort()
     if keep == "all":
-        return candidates
-    beams = sorted({c[1] for c in candidates})
-    width = 1 if keep == "best-each" and len(beams) > 1 else beam_width
-    return [c for beam in beams for c in [c for c in candidates if c[1] == beam][:width]]
+        return [(candidates, beam_width)]
+    own = [[c for c in candidates if c[1] == beam] for beam in range(beams)]  # each beam's, best first
+    if keep == "share":
+        return [(mine, max(1, beam_width // beams)) for mine in own]
+    if keep == "pool-each":
+        return [(sorted(c for mine in own for c in mine[:beam_width]), beam_width)]
+    width = 1 if keep == "best-each" and beams > 1 else beam_width
+    return [([c for mine in own for c in mine[:width]], beam_width)]
 
 
 def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules=CLEAN, steps=None):
@@ -84,28 +92,33 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
             for token, value in enumerate(table[tokens[-1] if tokens else prompt[-1]]):
                 grown = _combine(total, value, rules.combine)
                 candidates.append((key(grown, beam, token), beam, token, grown))
-        ranking = _ranking(candidates, rules.keep, beam_width)
+        groups = _ranking(candidates, rules.keep, beam_width, len(live))
         old, live, fates = live, [], []
-        for rank, (_, beam, token, total) in enumerate(ranking):
-            if rank >= beam_width and (len(live) == beam_width or rules.live_from == "first-ranks") and \
-                    not (token == eos and rules.eos_ranks == "any"):
-                if steps is None and rules.eos_ranks != "any":
-                    break
-                fates.append("unused")
-            elif token == eos and rules.on_eos != "extend":
-                ranked_in = rank < beam_width or rules.eos_ranks in ("walked", "any")
-                fates.append("finished" if ranked_in and rules.on_eos != "drop" else "dropped")
-                if fates[-1] == "finished":
-                    finished.append((old[beam][0] + [token], total))
-                if rules.on_eos == "both" and len(live) < beam_width:
+        for group, width in groups:
+            kept = 0
+            for rank, (_, beam, token, total) in enumerate(group):
+                full = kept == width or len(live) == beam_width
+                if rank >= width and (full or rules.live_from == "first-ranks") and \
+                        not (token == eos and rules.eos_ranks == "any"):
+                    if steps is None and rules.eos_ranks != "any":
+                        break
+                    fates.append("unused")
+                elif token == eos and rules.on_eos != "extend":
+                    ranked_in = rank < width or rules.eos_ranks in ("walked", "any")
+                    fates.append("finished" if ranked_in and rules.on_eos != "drop" else "dropped")
+                    if fates[-1] == "finished":
+                        finished.append((old[beam][0] + [token], total))
+                    if rules.on_eos == "both" and not full:
+                        live.append((old[beam][0] + [token], total))
+                        kept += 1
+                elif not full:
+                    fates.append("live")
                     live.append((old[beam][0] + [token], total))
-            elif len(live) < beam_width:
-                fates.append("live")
-                live.append((old[beam][0] + [token], total))
-            else:
-                fates.append("unused")
+                    kept += 1
+                else:
+                    fates.append("unused")
         if steps is not None:
-            steps.append(Step([(old[c[1]][0] + [c[2]], c[3]) for c in ranking], fates))
+            steps.append(Step([(old[c[1]][0] + [c[2]], c[3]) for group, _ in groups for c in group], fates))
         enough = len(finished) >= (beam_width if rules.stop_count == "width" else 1)
         if enough or not live:
             if rules.at_count_stop == "drop" and enough:
@@ -125,6 +138,8 @@ def _score(total, tokens, prompt, length_penalty, length, eos=None):
         return total
     if length == "probability":
         return math.exp(total) / len(tokens) ** length_penalty
+    if length == "log-probability":
+        return total - length_penalty * math.log(len(tokens))
     if length == "no-eos":
         return total / max(1, len(tokens) - (tokens[-1] == eos)) ** length_penalty
     n = len(tokens) + (len(prompt) if length == "prompt" else 0)
@@ -154,12 +169,14 @@ clean_beam = _beam(CLEAN)  # the right answer, encoded as the variants are
 
 RIVAL_RULES = {  # bugs outside the catalogue that SPEC's precise rules rule out: rival explanations, never named
     "eos-at-any-rank": {"eos_ranks": "walked"},
+    "eos-at-every-rank": {"eos_ranks": "any"},
     "eos-takes-a-slot": {"live_from": "first-ranks"},
     "drops-live-at-stop": {"at_count_stop": "drop"},
     "ties-by-token": {"ties": "token"},
     "ties-reversed": {"ties": "reversed"},
     "last-of-equal-scores": {"best": "last"},
     "penalty-on-probability": {"rank_length": "probability"},
+    "penalty-on-log-probability": {"rank_length": "log-probability", "report_length": "log-probability"},
     "eos-not-counted": {"rank_length": "no-eos", "report_length": "no-eos"},
     "stops-at-first-eos": {"stop_count": "one"},
     "one-step-short": {"steps_short": 1},
@@ -188,6 +205,12 @@ BEAM_VARIANTS = [
                   "beam_width x V sums at once", keep="first-beams", eos_ranks="any"),
     _beam_variant("beam-per-beam-topk", "each beam kept only its own best extension: rank every beam's "
                   "candidates together and keep the beam_width best of them all", keep="best-each"),
+    _beam_variant("beam-per-beam-topk", "each beam walked its own candidates and kept its share (beam_width // "
+                  "live beams) of its own best: rank every beam's candidates together and keep the beam_width "
+                  "best of them all", keep="share"),
+    _beam_variant("beam-per-beam-topk", "each beam's candidates were cut to its own best beam_width before "
+                  "all were ranked together, so a beam whose own eos ranks high gives too few live beams: rank "
+                  "every candidate of every beam together", keep="pool-each"),
     _beam_variant("beam-initial-copies", "the search started from beam_width copies of the prompt, so the same "
                   "hypothesis filled every beam: start from ONE live beam", copies=True),
     _beam_variant("beam-extends-finished", "a hypothesis that emitted eos kept growing (eos treated as a token "
@@ -210,12 +233,14 @@ BEAM_VARIANTS = [
 
 # --- greedy_decode ---------------------------------------------------------------------------------
 
-def greedy(logprobs, prompt, max_new, eos, stop=True, axis=1):
-    """Greedy decoding; `stop=False` goes past eos, `axis=0` reads a column (the previous token given the next)."""
+def greedy(logprobs, prompt, max_new, eos, stop=True, axis=1, highest=False):
+    """Greedy decoding; `stop=False` goes past eos, `axis=0` reads a column (the previous token given the next),
+    `highest` takes the highest id of equal maxima."""
     table = np.asarray(logprobs, np.float64)
     last, new = prompt[-1], []
     while len(new) < max_new:
-        last = int(np.argmax(table[last] if axis == 1 else table[:, last]))
+        row = table[last] if axis == 1 else table[:, last]
+        last = len(row) - 1 - int(np.argmax(row[::-1])) if highest else int(np.argmax(row))
         new.append(last)
         if stop and last == eos:
             break
@@ -236,3 +261,11 @@ def _greedy_column(logprobs, prompt, max_new, eos):
 
 
 GREEDY_VARIANTS = [_greedy_past_eos, _greedy_column]
+
+
+def _greedy_highest(logprobs, prompt, max_new, eos):
+    return encoded(greedy(logprobs, prompt, max_new, eos, highest=True))
+
+
+_greedy_highest.rival_of = "greedy-ties-to-highest"
+GREEDY_RIVALS = [_greedy_highest]  # outside the catalogue, as RIVALS: never named
