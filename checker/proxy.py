@@ -89,15 +89,15 @@ class LearnerFunction:
         return self._run(args, kwargs, return_args=True)
 
     def measuring(self, *args, counted=(), **kwargs):
-        """`(result, work)`: the call, with the work done with the arguments at `counted` (see Sandbox.measure)."""
+        """`(result, figures)`: the call, with {"cpu_seconds", "peak_bytes"} read from the kernel by the parent
+        (see Sandbox.measure; `counted` is accepted and unused: the kernel counts the whole process)."""
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
         self._session.calls.append(Call(self, args, kwargs))
         try:
-            result, work = self._session.sandbox.measure(self.name, sent, kwargs, self.target, counted)
+            return self._session.sandbox.measure(self.name, sent, kwargs, self.target)
         except LearnerError as error:
             error.call = self.describe(*args, **kwargs)
             raise
-        return result, work
 
     def describe(self, *args, **kwargs):
         """The call as text, with the parameter names of the kata's API."""

@@ -21,7 +21,6 @@ class TestOutcome:
     exact: bool = False  # the output equals a known buggy variant's, not just a symptom
     where: list = field(default_factory=list)  # learner file lines: [line, function, code]
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
-    claimed: bool = False  # relied on figures the learner's process reported about itself
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
     calls: list = field(default_factory=list, repr=False)  # a failure's calls (proxy.Call), for its repro
 
@@ -38,7 +37,6 @@ class Result:
     tests: list[TestOutcome]
     seconds: float
     output: str = ""  # what the learner's code printed
-    unverified: list = field(default_factory=list)  # passed tests that relied on the learner process's own figures
     unreachable: list = field(default_factory=list)  # stubs.Unreachable: code written below the stub's raise
     frontend: str = "numpy"  # "torch" for a file written in PyTorch (checker/sandbox/torch_bridge.py)
 

@@ -61,6 +61,13 @@ def weight(points):
     return mark
 
 
+def measured(test):
+    """Mark a test whose figures (`measuring`) include the peak memory: the peak since the learner's process
+    started never falls, so the test runs first, in a process that has run nothing else."""
+    test.measured = True
+    return test
+
+
 def caps(points):
     """Mark a test as the kata's point: in a grade, a file that does not pass it scores at most `points` of 100,
     whatever else passes (kata 08's memory: flash attention that builds the whole table is plain attention)."""

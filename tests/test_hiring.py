@@ -300,7 +300,7 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     assert all({"path", "seed", "katas", "flags"} <= set(w) for w in report["workspaces"])  # test_report.py: the rest
     assert statuses(report) == EXPECTED
     checks = [check for w in report["workspaces"] for check in w["katas"]]
-    assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review", "unverified"} <= set(check)
+    assert all({"kata", "file", "status", "bugs", "tests", "seconds", "sha256", "review"} <= set(check)
                for check in checks)
     assert report["workspaces"][-1]["flags"] == [
         "UNMATCHED: kata-pack.json is missing and kata-roster.jsonl has no record of this folder: graded on its own "
@@ -315,7 +315,7 @@ def test_grade_a_batch_with_hostile_submissions(batch, here):
     assert "| 03 causal-mask | failed |" in patching and "| mask-top-left" in patching.split("\n### ")[0]
     assert "**tampering**: kata 01: patches np.allclose" in patching.split("\n### ")[0]
     assert f"Seed {DEFAULT_SEED} · pack -" in markdown[markdown.index(". bare"):]
-    assert "Isolation: full (user-namespace, network-namespace, no-new-privs, landlock-fs" in markdown
+    assert "Isolation: full (user-namespace, network-namespace, private-tmpfs, no-new-privs, landlock-fs" in markdown
     assert "## Totals per kata" in markdown and "## Totals per status" in markdown
     assert "| timeout | 1 |" in markdown
     state = (here / "grades.md.state.jsonl").read_text().splitlines()
@@ -348,7 +348,7 @@ def _state_line(path, seed, kata_status, state=None, sign=True):
     key = list(workspace.key)
     key[1] = seed
     checks = [{"kata": kata, "file": f"{path.name}/katas/x.py", "status": status, "bugs": [], "tests": [],
-               "seconds": 0.5, "sha256": None, "review": [], "unverified": []} for kata, status in kata_status.items()]
+               "seconds": 0.5, "sha256": None, "review": []} for kata, status in kata_status.items()]
     entry = {"key": json.dumps(tuple(key)), "path": key[0], "seed": seed, "katas": checks}
     mac = grading._sign(grading.state_key(state or path.parent / DEFAULT_STATE), entry) if sign else "0" * 64
     return json.dumps({"entry": entry, "mac": mac})

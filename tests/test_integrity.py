@@ -56,6 +56,58 @@ ATTACKS = {
 }
 
 
+# Attacks on the trusted side around the walls (issue 20), each with its own control below.
+DISK_FILL = """
+def fill(top):
+    \"\"\"1,500 nested folders under `top`, 48 files of 1 MiB along the way: True if all of it was written.\"\"\"
+    import os
+    path, written, block = top, 0, b"x" * 2**20
+    try:
+        for depth in range(1500):
+            path = os.path.join(path, "d")
+            os.mkdir(path)
+            if depth % 30 == 0 and written < 48 * 2**20:
+                with open(os.path.join(path, "f"), "wb") as sink:
+                    sink.write(block)
+                written += len(block)
+    except OSError:
+        pass
+    return written >= 48 * 2**20
+"""
+# the child's server rewritten from inside: every figure it reports about itself becomes zero
+FORGE = """
+import typing
+_worker = typing.sys.modules.get("worker")
+ZERO = {"cpu_seconds": 0.0, "peak_bytes": 0, "weight_work": 0}
+if _worker is not None:
+    _honest, _send = _worker._measured, _worker.send
+    _worker._measured = lambda run: (_honest(run)[0], dict(ZERO))
+    def _forged_send(stream, header, blobs=()):
+        for key in ("figures", "work"):
+            if key in header:
+                header[key] = dict(ZERO)
+        return _send(stream, header, blobs)
+    _worker.send = _forged_send
+"""
+# one answer of 2,048 arrays of 1 MiB (2 GiB), streamed from one buffer: each piece under a per-piece bound
+MANY_BLOBS = """
+import json, struct, typing
+def _many(stream, header, blobs=()):
+    if header.get("ok") is None:  # not a call's result (hello, a load)
+        return _send(stream, header, blobs)
+    piece = bytes(2**20)
+    header = {"ok": {"t": [{"a": i, "d": "<f8", "s": [2**17]} for i in range(2048)]}, "blobs": [2**20] * 2048}
+    text = json.dumps(header).encode()
+    stream.write(struct.pack(">Q", len(text)) + text)
+    for _ in range(2048):
+        stream.write(piece)
+    stream.flush()
+_worker = typing.sys.modules.get("worker")
+if _worker is not None:
+    _send, _worker.send = _worker.send, _many
+"""
+
+
 def attack_source(name, function="attack"):
     return f"import os, signal, socket, sys, time\n\ndef {function}(target):\n    {ATTACKS[name]}\n\n"
 
@@ -103,8 +155,9 @@ def batch(tmp_path_factory, listener, request):
     os.chdir(here)
     os.environ[SECRET] = "s3cret"
     try:
-        for name in ("honest", "honest_too", "forked", "relinked", "linked_out", "liar", *ATTACKS):
-            katas = "01,03" if name == "liar" else "01"
+        for name in ("honest", "honest_too", "forked", "relinked", "linked_out", "liar", "disk_filler",
+                     "many_blobs", "forger", *ATTACKS):
+            katas = {"liar": "01,03", "forger": "08"}.get(name, "01")
             assert run("pack", here / name, "--katas", katas, "--seed", 5).exit_code == 0
         honest = here / "honest" / "katas" / "01_scores.py"
         honest.write_bytes(SOLUTION.read_bytes())
@@ -115,6 +168,10 @@ def batch(tmp_path_factory, listener, request):
                    "append_to_the_state_file": str(here / "grades.md.state.jsonl"), "connect_to_loopback": listener[0]}
         for name in ATTACKS:
             (here / name / "katas" / "01_scores.py").write_text(attacker(name, targets.get(name)))
+        (here / "disk_filler" / "katas" / "01_scores.py").write_text(
+            DISK_FILL + "\nimport os\ntry:\n    WORKED = fill(os.getcwd())\nexcept BaseException:\n    WORKED = False\n" + CORRECT)
+        (here / "many_blobs" / "katas" / "01_scores.py").write_text(MANY_BLOBS + "WORKED = True\n" + CORRECT)
+        (here / "forger" / "katas" / "08_flash_attention.py").write_text(forger("08"))
         (here / "relinked" / "katas" / "01_scores.py").unlink()
         (here / "relinked" / "katas" / "01_scores.py").symlink_to(SOLUTION)  # a link to the grader's answer
         (here / "linked_out" / "katas" / "01_scores.py").unlink()
@@ -148,6 +205,13 @@ def batch(tmp_path_factory, listener, request):
         tempfile.tempdir = None
         os.environ.pop(SECRET, None)
         os.chdir(old)
+
+
+def forger(kata_id):
+    """A kata file with a cost bug the figures catch (kata 05: the whole score table recomputed at every
+    step; kata 08: the whole score table), that rewrites every figure its process reports as zero."""
+    zoo = {"05": "kv_cache/zoo/recompute-every-step--full-table.py", "08": "flash/zoo/materializes-scores.py"}
+    return (catalog.ROOT / "checker" / "hidden" / zoo[kata_id]).read_text() + FORGE
 
 
 def workspace(batch, name):
@@ -332,7 +396,7 @@ def test_off_linux_the_walls_report_what_is_missing(monkeypatch):
 
     monkeypatch.setattr(isolation.sys, "platform", "darwin")
     assert isolation.enter_namespaces()[0] == [] and isolation.restrict([], [])[0] == []
-    assert set(isolation.restrict([], [])[1]) | {"user-namespace", "network-namespace"} == set(isolation.FULL)
+    assert set(isolation.restrict([], [])[1]) | set(isolation.enter_namespaces()[1]) == set(isolation.FULL)
 
 
 def test_the_parent_knows_every_wall_the_child_applies():
@@ -341,14 +405,6 @@ def test_the_parent_knows_every_wall_the_child_applies():
     assert wire.FULL_ISOLATION == isolation.FULL
     assert isolation.seccomp_program("x86_64") and isolation.seccomp_program("aarch64")
     assert isolation.seccomp_program("sparc") is None
-
-
-def test_kata_05_cost_figures_are_marked_unverified():
-    from conftest import checked
-
-    kata = catalog.find("05")
-    result = checked(kata, kata.solution_path)
-    assert result.status.value == "passed" and result.unverified  # the cost checks took the child's own counts
 
 
 def test_review_flags_reaching_beyond_numpy_without_failing():
@@ -362,3 +418,233 @@ def test_review_flags_reaching_beyond_numpy_without_failing():
 def test_attackers_are_flagged_for_review_and_honest_candidates_are_not(batch):
     assert workspace(batch, "honest")["katas"][0]["review"] == []
     assert all(workspace(batch, name)["katas"][0]["review"] for name in ATTACKS)
+
+
+# --- the trusted side around the walls (issue 20): each attack refused, each with its control ---------------
+
+def test_no_sandbox_file_outlives_the_batch_and_the_disk_filler_filled_nothing(batch):
+    """The disk filler wrote into its own tmpfs (a few MiB at most, freed with it): it failed, the honest
+    candidates beside it passed, and every child's mount point is gone."""
+    assert status(batch, "disk_filler") == "failed", workspace(batch, "disk_filler")
+    assert status(batch, "honest") == status(batch, "honest_too") == "passed"
+    assert list((batch["here"] / "sandboxes").iterdir()) == []
+
+
+def _in_a_small_tmpfs(code, megabytes=64):
+    """Run `code` in a process of its own user and mount namespaces, its folder a tmpfs of `megabytes`:
+    whatever it writes cannot reach this machine's disk. Its printed JSON, or a skip where namespaces fail."""
+    script = f"""
+import ctypes, json, os, sys, tempfile
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.getuid(), os.getgid()
+if libc.unshare(0x10000000 | 0x00020000) != 0:
+    print(json.dumps({{"skip": os.strerror(ctypes.get_errno())}})); sys.exit()
+for name, text in (("uid_map", f"{{uid}} {{uid}} 1"), ("setgroups", "deny"), ("gid_map", f"{{gid}} {{gid}} 1")):
+    open(f"/proc/self/{{name}}", "w").write(text)
+top = tempfile.mkdtemp()
+libc.mount(None, b"/", None, (1 << 14) | (1 << 18), None)
+if libc.mount(b"test", top.encode(), b"tmpfs", 0, b"size={megabytes}m") != 0:
+    print(json.dumps({{"skip": os.strerror(ctypes.get_errno())}})); sys.exit()
+{code}
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    found = json.loads(done.stdout or "{}")
+    if "skip" in found or not found:
+        pytest.skip(f"no private mount namespace here: {found.get('skip', done.stderr[-200:])}")
+    return found
+
+
+def test_the_disk_fill_works_outside_the_grader():
+    """The control: in a plain process (on a 64 MiB tmpfs made for the test) the fill writes its 48 MiB, and
+    shutil.rmtree(ignore_errors=True), the clean-up the grader used, leaves it there (RecursionError)."""
+    found = _in_a_small_tmpfs(DISK_FILL + """
+import shutil
+worked = fill(top)
+try:
+    shutil.rmtree(os.path.join(top, "d"), ignore_errors=True)
+    raised = None
+except RecursionError as error:
+    raised = type(error).__name__
+print(json.dumps({"worked": worked, "raised": raised, "left": os.path.exists(os.path.join(top, "d"))}))
+""")
+    assert found == {"worked": True, "raised": "RecursionError", "left": True}
+
+
+def test_forged_figures_fail_in_the_grader(batch):
+    check = next(c for c in workspace(batch, "forger")["katas"] if c["kata"] == "08")
+    assert check["status"] == "failed" and check["bugs"] == ["materializes-scores"], check
+
+
+@pytest.mark.parametrize("kata_id, bug", [("05", "recompute-every-step"), ("08", "materializes-scores")])
+def test_forged_figures_fail_in_kata_check(tmp_path, kata_id, bug):
+    from conftest import checked
+
+    kata = catalog.find(kata_id)
+    path = tmp_path / kata.filename
+    path.write_text(forger(kata_id))
+    result = checked(kata, path)
+    assert result.status.value == "failed" and bug in result.bugs, [t.message for t in result.tests]
+    assert not hasattr(result, "unverified")  # every figure is the kernel's: nothing to mark
+
+
+def test_forging_works_on_the_figures_a_process_reports_about_itself(tmp_path):
+    """The control: beside the child's server (`worker`, as in the child), the forger's module rewrites the
+    figures that process would report: had the parent taken them, the forgery would have passed."""
+    (tmp_path / "forger.py").write_text(FORGE)
+    code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import worker, forger, json\n"
+            "print(json.dumps(worker._measured(lambda: sum(range(10**6)))[1]))")
+    done = subprocess.run([sys.executable, "-c", code, str(catalog.ROOT / "checker" / "sandbox"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout) == {"cpu_seconds": 0.0, "peak_bytes": 0, "weight_work": 0}, done.stderr
+
+
+SWAPPER = """
+import os, sys, time
+
+def attention_scores(kind):
+    path = __file__  # the child's private copy, in its tmpfs
+    os.unlink(path)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero" if kind == "zero" else "/etc/passwd", path)
+    print(f'Thread 0x1 (most recent call first):\\n  File "{path}", line 1 in attention_scores', flush=True)
+    while True:  # a time-out: the parent samples the stack
+        time.sleep(0.01)
+"""
+
+
+def test_a_swapped_private_copy_is_never_read_back(tmp_path):
+    """On a time-out the parent takes the stack from the child's output and the code from the bytes it kept:
+    a FIFO (a hang), a link to /dev/zero (a balloon) or to /etc/passwd (a leak) in its place changes nothing."""
+    import resource
+    from concurrent.futures import ThreadPoolExecutor
+
+    from checker.sandbox import Limits, Sandbox, Timeout
+
+    path = tmp_path / "01_scores.py"
+    path.write_text(SWAPPER)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    def timed_out(kind):
+        with Sandbox(path, Limits(seconds=2)) as box:
+            box.load(["attention_scores"])
+            with pytest.raises(Timeout) as stopped:
+                box.call("attention_scores", (kind,))
+            return stopped.value.frames, box.output()
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(3) as pool:
+        found = dict(zip(("fifo", "zero", "link"), pool.map(timed_out, ("fifo", "zero", "link"))))
+    assert time.monotonic() - started < 20  # no hang
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: no balloon
+    passwd = open("/etc/passwd").readline().strip()
+    for kind, (frames, printed) in found.items():
+        assert frames[-1][2] in ("time.sleep(0.01)", "while True:  # a time-out: the parent samples the stack")
+        assert all(code in SWAPPER for _, _, code in frames) and passwd not in str(frames) + printed, kind
+
+
+def test_reading_a_swapped_copy_back_hangs_balloons_or_leaks(tmp_path):
+    """The control: the grader's old read-back, the private copy read by path, on each swap."""
+    import threading
+
+    fifo, zero, link = tmp_path / "fifo.py", tmp_path / "zero.py", tmp_path / "link.py"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    link.symlink_to("/etc/passwd")
+    reader = threading.Thread(target=lambda: open(fifo).read(), daemon=True)
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # blocked on the FIFO: it waits for ever for a writer
+    with open(fifo, "w"):
+        pass  # let it go
+    with open(zero, "rb") as endless:
+        assert len(endless.read(64 * 2**20)) == 64 * 2**20  # as much as asked for, without end
+    assert link.read_text().splitlines()[0] == open("/etc/passwd").readline().strip()
+
+
+def test_one_answer_is_bounded_as_a_whole(batch):
+    """2,048 arrays of 1 MiB in one answer: refused on its header, one error row, the batch goes on."""
+    check = workspace(batch, "many_blobs")["katas"][0]
+    assert check["status"] == "error" and "more than the" in check["tests"][0]["message"], check
+    assert f"{2048 * 2**20 + 1:,}"[:5] in check["tests"][0]["message"]  # the whole answer's size, said
+
+
+def test_each_piece_of_the_many_blobs_passes_a_per_piece_bound():
+    """The control: the same answer's header, read beside the child's server: every piece is under 16 MiB
+    (a per-piece bound lets it all through), the whole is 2 GiB."""
+    code = ("import io, sys; sys.path[:0] = [sys.argv[1]]; import json, struct, worker\n"
+            f"exec({MANY_BLOBS!r})\n"
+            "class Head(io.RawIOBase):\n"
+            "    def __init__(self): self.data = b''\n"
+            "    def write(self, b):\n"
+            "        self.data += bytes(b[:1 << 20]) if len(self.data) < 1 << 20 else b''\n"
+            "        return len(b)\n"
+            "head = Head(); worker.send(head, {'ok': {'a': 0}})\n"
+            "size = struct.unpack('>Q', head.data[:8])[0]\n"
+            "print(json.dumps(json.loads(head.data[8:8 + size])['blobs']))")
+    done = subprocess.run([sys.executable, "-c", code, str(catalog.ROOT / "checker" / "sandbox")],
+                          capture_output=True, text=True, timeout=60)
+    sizes = json.loads(done.stdout)
+    assert len(sizes) == 2048 and max(sizes) <= 16 * 2**20 and sum(sizes) == 2**31, done.stderr
+
+
+KILLED = """
+import os, signal
+
+def spin():
+    while True:
+        pass
+
+def killed():
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_cpu_limit_kill_is_told_apart_from_other_kills(tmp_path):
+    from checker.sandbox import Died, Limits, Sandbox
+
+    path = tmp_path / "learner.py"
+    path.write_text(KILLED)
+    said = {}
+    for name in ("spin", "killed"):
+        with Sandbox(path, Limits(seconds=30, cpu_seconds=1)) as box:
+            box.load([name])
+            with pytest.raises(Died) as died:
+                box.call(name)
+            said[name] = str(died.value)
+    assert "used up its CPU time limit (1 s of CPU" in said["spin"] and "memory" not in said["spin"]
+    assert "SIGKILL" in said["killed"] and "CPU time to spare" in said["killed"]
+
+
+def test_a_cpu_limit_with_no_room_ends_in_sigkill():
+    """The control: a CPU limit whose soft and hard values are one (as the sandbox had it) ends a spinning
+    process with SIGKILL, the signal an out-of-memory kill sends, so the old message blamed memory."""
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
+    done = subprocess.run([sys.executable, "-c", code], timeout=60)
+    assert done.returncode == -signal.SIGKILL
+
+
+def test_a_full_disk_is_the_batchs_error_never_a_candidates(batch, monkeypatch):
+    """Should the grader's own machine fail the sandbox (no room for a child's output), the batch stops with
+    that said; no candidate gets an error row for it."""
+    import errno
+
+    from checker import sandbox
+    from checker.sandbox import wire
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    from checker.hiring import grade as grading
+
+    monkeypatch.chdir(batch["here"])
+    monkeypatch.setattr(sandbox, "_output_file", full)  # the grade workers are forked: they inherit it
+    probe = grading.probe_isolation
+    for probed in (probe, lambda limits: {"applied": list(wire.FULL_ISOLATION), "missing": {}, "level": "full"}):
+        monkeypatch.setattr(grading, "probe_isolation", probed)  # the grader's own probe fails first, else a worker
+        stopped = run("grade", "honest", "--report", "full.md")
+        assert stopped.exit_code != 0 and "No space left on device" in stopped.output, stopped.output
+        assert "no learner's doing" in stopped.output and not (batch["here"] / "full.md").exists()
+        state = batch["here"] / "full.md.state.jsonl"
+        assert not state.exists() or "honest" not in state.read_text()  # no error row saved for the candidate

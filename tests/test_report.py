@@ -199,7 +199,7 @@ def test_json_gains_scores_record_hashes_and_times(batch):
         assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time"}
         for check in workspace["katas"]:
             assert set(check) - {"plants"} == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256",
-                                               "review", "unverified", "score", "checks_passed", "checks_total",
+                                               "review", "score", "checks_passed", "checks_total",
                                                "weight", "modified", "untouched", "frontend"}
     found = _workspaces(batch)
     assert found["solved"]["score"] == 100 and found["solved"]["rank"] == 1

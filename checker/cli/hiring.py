@@ -130,7 +130,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     limits = Limits(seconds=timeout, message_bytes=16 * 2**20, strict=not insecure)
     try:
         isolation = {**grading.probe_isolation(limits), "insecure": insecure}
-    except grading.GradeError as error:
+    except grading.GradeError as error:  # the grader's own machine (a full disk)
         raise click.ClickException(str(error)) from None
     if isolation["level"] != "full":
         missing = "; ".join(f"{wall}: {why}" for wall, why in isolation["missing"].items())

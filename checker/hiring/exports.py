@@ -55,7 +55,7 @@ def _lines(ranges):
 
 
 def kata_json(kata):
-    """A graded check object as SPEC.md has it (plus sha256, review, unverified), with its score."""
+    """A graded check object as SPEC.md has it (plus sha256, review), with its score."""
     check = {key: value for key, value in kata.check.items() if key not in GRADER_ONLY}
     check.update({"score": kata.score, "checks_passed": kata.passed, "checks_total": kata.total,
                   "weight": kata.weight, "modified": kata.modified, "untouched": kata.untouched})

@@ -32,7 +32,7 @@ from checker.catalog import MANIFEST
 from checker.hiring import review, similarity
 from checker.hiring import roster as rostering
 from checker.results import Result, Status, TestOutcome
-from checker.sandbox import read_learner_file
+from checker.sandbox import HostError, read_learner_file
 
 ZYGOTE = True  # grade workers fork candidates' processes from a zygote (tests set False to grade without)
 
@@ -226,14 +226,13 @@ class GradeRow:
     seconds: float
     sha256: str = ""
     review: list = field(default_factory=list)  # reasons for a human to read the file (never a failure)
-    unverified: list = field(default_factory=list)  # passed tests that took the candidate process's own figures
 
 
 @dataclass
 class WorkspaceGrade:
     path: str
     seed: int
-    checks: list  # check objects as in SPEC.md (plus sha256, review, unverified), in kata order
+    checks: list  # check objects as in SPEC.md (plus sha256, review), in kata order
     flags: list = field(default_factory=list)  # for a human: unrostered, a disagreeing manifest, a refused file
     error: str = ""  # the workspace could not be graded at all: one error row
     record: dict | None = None  # its roster entry (None: unrostered)
@@ -245,8 +244,8 @@ class WorkspaceGrade:
         if self.error:
             return [GradeRow(self.path, self.seed, "-", "", "error", [], 0.0)]
         return [GradeRow(self.path, self.seed, check["kata"], catalog.find(check["kata"]).slug, check["status"],
-                         check["bugs"], check["seconds"], check.get("sha256") or "", check.get("review", []),
-                         check.get("unverified", [])) for check in self.checks]
+                         check["bugs"], check["seconds"], check.get("sha256") or "", check.get("review", []))
+                for check in self.checks]
 
     def to_json(self):
         data = {"path": self.path, "seed": self.seed, "katas": self.checks, "flags": self.flags}
@@ -302,20 +301,18 @@ PROBE_SECONDS = 30  # for the empty probe sandbox to start, whatever --timeout t
 
 
 def probe_isolation(limits):
-    """The isolation a sandbox gets here, found by starting one on an empty file; GradeError if none starts."""
-    import tempfile
-
+    """The isolation a sandbox gets here, found by starting one on an empty file (its bytes given: no disk);
+    GradeError if none starts."""
     from checker.sandbox import Limits, Sandbox, SandboxError
 
-    with tempfile.TemporaryDirectory() as folder:
-        empty = Path(folder) / "empty.py"
-        empty.write_text("")
-        try:
-            with Sandbox(empty, Limits(seconds=max(limits.seconds, PROBE_SECONDS))) as sandbox:
-                return sandbox.isolation
-        except SandboxError as error:
-            raise GradeError(f"no sandbox could be started here to grade in ({error}): is the machine "
-                             "overloaded?") from None
+    try:
+        with Sandbox("empty.py", Limits(seconds=max(limits.seconds, PROBE_SECONDS)), source=b"") as sandbox:
+            return sandbox.isolation
+    except HostError as error:  # the grader's own machine: nothing graded, no candidate blamed
+        raise GradeError(f"{error}; nothing was graded") from None
+    except SandboxError as error:
+        raise GradeError(f"no sandbox could be started here to grade in ({error}): is the machine "
+                         "overloaded?") from None
 
 
 def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolation=None):
@@ -393,6 +390,9 @@ def _pool_run(todo, limits, jobs, record):
             workspace, kata = todo[futures[future]]
             try:
                 check = future.result()
+            except HostError as error:  # the grader's own machine: no candidate's failure
+                raise GradeError(f"{error}; the batch stopped: finished workspaces are saved, run the same "
+                                 "command with --resume once that is fixed") from None
             except BrokenProcessPool:
                 unfinished.append(futures[future])
                 continue
@@ -414,7 +414,7 @@ def check_one(kata_id, path, limits, seed, read=None):
     (bytes, sha256, why refused) as the parent read the file: the worker never reads it from disk."""
     kata = catalog.find(kata_id)
     data, digest, refused = read or (None, None, "the grader did not read it")
-    extra = {"sha256": digest, "review": [], "unverified": []}
+    extra = {"sha256": digest, "review": []}
     try:
         from checker.runner import check, display_path
 
@@ -423,11 +423,12 @@ def check_one(kata_id, path, limits, seed, read=None):
             return {**_error(kata, path, f"{path} was not graded: {refused}"), **extra, "sha256": None}
         extra["review"] = review.reasons(data)
         result = check(kata, path, limits, seed, source=data, author="the candidate's")
-        found = {**result.to_json(), **extra, "unverified": result.unverified, "frontend": result.frontend,
-                 **_for_graders(result)}
+        found = {**result.to_json(), **extra, "frontend": result.frontend, **_for_graders(result)}
         return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way
         os._exit(1)
+    except HostError:  # the grader's own disk is full: a batch error, not this file's
+        raise
     except Exception as error:  # noqa: BLE001 - a checker failure on one file must not stop the batch
         return failed_check(kata, path, error, extra)
 
@@ -443,7 +444,7 @@ def _cut(message):
 def failed_check(kata, path, error, extra=None):
     """The check object of a kata the grader could not check (`error`: what raised)."""
     message = _cut(f"the grader could not check it: {type(error).__name__}: {error}")
-    return {**_error(kata, str(path), message), **(extra or {"sha256": None, "review": [], "unverified": []})}
+    return {**_error(kata, str(path), message), **(extra or {"sha256": None, "review": []})}
 
 
 def _for_graders(result):

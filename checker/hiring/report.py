@@ -55,7 +55,7 @@ def grade_text(report, report_path=None):
             cells.append(click.style("error", fg="red") + f": {escape.terminal(workspace.error)}")
         for row in workspace.rows if not workspace.error else []:
             cell = f"{row.kata} " + styled_status(row.status)
-            notes = row.bugs + (["review"] if row.review else []) + (["unverified"] if row.unverified else [])
+            notes = row.bugs + (["review"] if row.review else [])
             cells.append(cell + (f" ({escape.terminal(', '.join(notes))})" if notes else ""))
         lines.append(f"{escape.terminal(workspace.path):<{width}}  " + " · ".join(cells))
         lines += [f"{'':<{width}}  ! {escape.terminal(flag)}" for flag in workspace.flags]

@@ -36,7 +36,6 @@ class KataScore:
     weight: float  # the kata's weight in the candidate's total (the team's rubric)
     sha256: str = ""
     review: list = field(default_factory=list)
-    unverified: list = field(default_factory=list)
     plants: dict | None = None  # kata 10: {"planted", "fixed", "remaining"} (remaining None: cannot tell)
     modified: str | None = None  # the file's modification time (ISO, UTC): the candidate's clock, not proof
     check: dict = field(default_factory=dict, repr=False)  # the check object as graded (tests, messages, pictures)
@@ -151,7 +150,7 @@ def kata_score(check, seed, weight=1, mtime=None, untouched=False):
         if outcomes.get(name) != "passed":
             score = min(score, cap)
     return KataScore(kata.id, kata.slug, check["status"], round(score, 1), passed, len(weights), check["bugs"],
-                     weight, check.get("sha256") or "", check.get("review", []), check.get("unverified", []),
+                     weight, check.get("sha256") or "", check.get("review", []),
                      plants, _iso(mtime) if mtime is not None else None, check, untouched)
 
 

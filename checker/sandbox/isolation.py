@@ -2,15 +2,20 @@
 
 Applied by the child to itself, in two steps, before any learner code runs:
 
-1. `enter_namespaces()`, first thing, while the process is still single-threaded: a new user namespace
-   (the process keeps no capability outside it: even started by root it cannot raise a limit, change
-   its uid, or bypass file permissions) and a new network namespace (no interface but a down loopback).
+1. `enter_namespaces(folder, size)`, first thing, while the process is still single-threaded: a new user
+   namespace (the process keeps no capability outside it: even started by root it cannot raise a limit,
+   change its uid, or bypass file permissions), a new network namespace (no interface but a down loopback),
+   a new IPC namespace, and a mount namespace of its own, where a tmpfs of `size` bytes is mounted over
+   `folder`: its only writable place, seen by no other process, freed by the kernel when the process ends.
 2. `restrict(read, write)`, once NumPy is loaded: `no_new_privs`; Landlock (ABI 1-7) that allows reading
    only beneath `read`, writing only beneath `write`, no TCP bind or connect, and no signal or abstract
    UNIX socket reaching a process outside the sandbox (so not /proc, not the grader, not other files);
    a seccomp filter that refuses new processes (threads are fine), sockets, io_uring, namespaces,
-   ptrace and mounts. With no child process possible, the per-process limits hold for everything the
-   learner's code runs, and killing the process ends all of it.
+   ptrace and mounts, and every place to keep bytes outside the process's resident memory but its bounded
+   tmpfs (pipes, memfds, message queues, keys) or to drop resident pages (madvise): the peak memory the
+   parent reads from the kernel (`VmHWM`) is then all the memory the learner's code held. With no child
+   process possible, the per-process limits hold for everything the learner's code runs, and killing the
+   process ends all of it.
 
 Each step says what it achieved; `Sandbox` reports the result (`full` or `reduced`), and `kata grade`
 refuses to run on `reduced` unless told `--insecure`. On macOS or a kernel without Landlock the steps
@@ -24,12 +29,15 @@ import stat
 import struct
 import sys
 
-FULL = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
+FULL = ("user-namespace", "network-namespace", "private-tmpfs", "no-new-privs", "landlock-fs", "landlock-net",
         "landlock-scope", "seccomp")
+NAMESPACES = FULL[:3]
 
 _SYSCALL_LANDLOCK = {"create": 444, "add_rule": 445, "restrict": 446}  # the same on every architecture
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, _PR_SET_PDEATHSIG = 38, 22, 2, 1
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_THREAD = 0x10000000, 0x40000000, 0x00010000
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 
 # Landlock access rights, by the ABI that brought them
 _FS = {1: (1 << 13) - 1, 2: 1 << 13, 3: 1 << 14, 5: 1 << 15}  # ABI 1: execute .. make_sym; refer; truncate; ioctl
@@ -46,17 +54,43 @@ def _errno_text():
     return os.strerror(ctypes.get_errno())
 
 
-def enter_namespaces():
-    """Move this process into new user and network namespaces: (applied, missing: {name: why})."""
+def enter_namespaces(folder=None, size=0):
+    """Move this process into new user, network, IPC and mount namespaces, and mount a tmpfs of `size`
+    bytes over `folder` (an empty folder the parent made): (applied, missing: {name: why})."""
     if sys.platform != "linux":
-        return [], {"user-namespace": f"not Linux ({sys.platform})", "network-namespace": f"not Linux ({sys.platform})"}
+        return [], {name: f"not Linux ({sys.platform})" for name in NAMESPACES}
     libc = _libc()
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) == 0:
-        return ["user-namespace", "network-namespace"], {}
-    why = _errno_text()
-    if libc.unshare(_CLONE_NEWUSER) == 0:
-        return ["user-namespace"], {"network-namespace": why}
-    return [], {"user-namespace": why, "network-namespace": why}
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWNS | _CLONE_NEWIPC) == 0:
+        applied, missing = ["user-namespace", "network-namespace"], {}
+    else:
+        why = _errno_text()
+        if libc.unshare(_CLONE_NEWUSER) != 0:
+            return [], {name: why for name in NAMESPACES}
+        return ["user-namespace"], {"network-namespace": why, "private-tmpfs": why}
+    why = _private_tmpfs(libc, uid, gid, folder, size) if folder else "no folder to mount it on"
+    if why is None:
+        applied.append("private-tmpfs")
+    else:
+        missing["private-tmpfs"] = why
+    return applied, missing
+
+
+def _private_tmpfs(libc, uid, gid, folder, size):
+    """The tmpfs over `folder`, its files owned by this process's own user; None, or why it failed."""
+    try:  # the same user inside as outside (unmapped, it could create no file)
+        for name, text in (("uid_map", f"{uid} {uid} 1"), ("setgroups", "deny"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as sink:
+                sink.write(text)
+    except OSError as error:
+        return f"user map: {error.strerror}"
+    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:  # nothing mounted here reaches out
+        return f"mount: {_errno_text()}"
+    options = f"size={size},nr_inodes=4096,mode=0700".encode()
+    if libc.mount(b"kata", os.fsencode(folder), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, options) != 0:
+        return f"mount tmpfs: {_errno_text()}"
+    os.chdir(folder)  # the tmpfs, not the folder beneath it
+    return None
 
 
 def die_with_parent():
@@ -144,11 +178,14 @@ _ARCH = {  # machine -> (AUDIT_ARCH, syscalls refused with EPERM, clone, clone3)
     "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "fork": 57, "vfork": 58, "ptrace": 101, "mount": 165,
                             "unshare": 272, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311,
                             "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "keyctl": 250,
-                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}, 56, 435),
+                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "madvise": 28,
+                            "process_madvise": 440, "memfd_create": 319, "pipe": 22, "pipe2": 293, "msgget": 68,
+                            "mq_open": 240, "add_key": 248}, 56, 435),
     "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "ptrace": 117, "mount": 40, "unshare": 97,
                              "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "bpf": 280,
                              "userfaultfd": 282, "perf_event_open": 241, "keyctl": 219, "io_uring_setup": 425,
-                             "io_uring_enter": 426, "io_uring_register": 427}, 220, 435),
+                             "io_uring_enter": 426, "io_uring_register": 427, "madvise": 233, "process_madvise": 440,
+                             "memfd_create": 279, "pipe2": 59, "msgget": 186, "mq_open": 180, "add_key": 217}, 220, 435),
 }
 _RET_ALLOW, _RET_KILL = 0x7FFF0000, 0x80000000
 _LOAD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06

@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
-STATUS = struct.Struct("=i")  # zygote.STATUS
+STATUS = struct.Struct("=id")  # zygote.STATUS: returncode, CPU seconds
 START_SECONDS = 30  # for the zygote to load NumPy on a busy machine
 ANSWER_SECONDS = 10  # for it to fork
 
@@ -112,6 +112,7 @@ class Forked:
         self.args = [str(ZYGOTE), str(pid)]
         self.pid = pid
         self.returncode = None
+        self.cpu_seconds = None  # what it used, once it has ended
         self._zygote = zygote
         self._status = status  # the pipe the zygote writes the status on
 
@@ -139,7 +140,8 @@ class Forked:
             data = os.read(self._status, STATUS.size)
             os.close(self._status)
             if len(data) == STATUS.size:
-                self.returncode = STATUS.unpack(data)[0]
+                self.returncode, cpu = STATUS.unpack(data)
+                self.cpu_seconds = cpu if cpu >= 0 else None
                 self._zygote.release(self.pid)
             else:  # the zygote ended without a word (killed?): make sure its child did too
                 try:

@@ -16,8 +16,8 @@ import struct
 import numpy as np
 
 _LENGTH = struct.Struct(">Q")
-FULL_ISOLATION = ("user-namespace", "network-namespace", "no-new-privs", "landlock-fs", "landlock-net",
-                  "landlock-scope", "seccomp")  # isolation.FULL, here for the parent, which imports no ctypes
+FULL_ISOLATION = ("user-namespace", "network-namespace", "private-tmpfs", "no-new-privs", "landlock-fs",
+                  "landlock-net", "landlock-scope", "seccomp")  # isolation.FULL, here for the parent, which imports no ctypes
 
 
 def encode(value, blobs, register=None):
@@ -86,11 +86,27 @@ def send(stream, header, blobs=()):
     stream.flush()
 
 
-def receive(read):
-    """One message from `read(n) -> bytes`, or None if the stream ends first."""
+class TooLarge(ValueError):
+    """A message longer than the reader takes (`size`: the bytes it announced)."""
+
+    def __init__(self, size):
+        super().__init__(f"a message of {size:,} bytes")
+        self.size = size
+
+
+def receive(read, limit=None):
+    """One message from `read(n) -> bytes`, or None if the stream ends first. With `limit`, a message whose
+    header and arrays together announce more bytes raises TooLarge before any array is read."""
     prefix = read(_LENGTH.size)
     if len(prefix) < _LENGTH.size:
         return None
-    header = json.loads(read(_LENGTH.unpack(prefix)[0]))
-    blobs = [read(size) for size in header.pop("blobs")]
-    return header, blobs
+    size = _LENGTH.unpack(prefix)[0]
+    if limit is not None and size > limit:
+        raise TooLarge(size)
+    header = json.loads(read(size))
+    sizes = header.pop("blobs")
+    if not (isinstance(sizes, list) and all(type(n) is int and n >= 0 for n in sizes)):
+        raise ValueError("not a list of array sizes")
+    if limit is not None and size + sum(sizes) > limit:
+        raise TooLarge(size + sum(sizes))
+    return header, [read(n) for n in sizes]

@@ -9,7 +9,7 @@ On its socket (FD, a SOCK_SEQPACKET pair with the parent) it takes two requests:
 - spawn: JSON {"argv": child.py's arguments after its two fds, "env", "cwd"} with four fds (request pipe, reply pipe, output file, status pipe).
   It forks; the child walls itself in exactly as `child.py` does (`_become_child`), and the zygote replies
   {"pid"}. When the child ends, the zygote writes its status (Popen's returncode: -signal or the exit code)
-  to the status pipe, but keeps it a zombie, so its pid (and process group) stays the parent's to kill.
+  and its CPU time to the status pipe, but keeps it a zombie, so its pid (and process group) stays the parent's.
 - release: JSON {"release": pid}: the parent has its status; the zygote reaps it.
 When the parent goes (end of file on the socket) it kills every child's process group and exits.
 """
@@ -21,6 +21,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)  # started with -I: the script's folder is not on the path by itself
@@ -31,7 +32,7 @@ sys.path.remove(_HERE)
 # What every child would import on its way anyway: loaded once here.
 import ctypes, faulthandler, importlib.util, inspect, resource, sysconfig, traceback, tracemalloc  # noqa: E401,E402,F401
 
-STATUS = struct.Struct("=i")
+STATUS = struct.Struct("=id")  # Popen's returncode, and the CPU seconds the child used
 
 
 def threads():
@@ -70,7 +71,7 @@ def _become_child(zygote, control, argv, env, cwd, fds, others):
         signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a fresh interpreter: KeyboardInterrupt
         if "numpy.random" in sys.modules:  # a fresh process would draw its own global seed
             sys.modules["numpy.random"].seed()
-        applied, missing = isolation.enter_namespaces()
+        applied, missing = isolation.enter_namespaces(argv[6], int(argv[7]))  # as child.py: the folder, its size
         worker.main(argv, applied, missing)
         code = 0
     except SystemExit as exit:
@@ -103,7 +104,11 @@ def serve(control):
             pid, status = running.pop(pidfd)
             code = _returncode(pidfd)
             try:
-                os.write(status, STATUS.pack(code if code is not None else -signal.SIGKILL))
+                cpu = time.clock_gettime_ns((~pid << 3) | 2) / 1e9  # the zombie's CPU clock, all its threads
+            except OSError:
+                cpu = -1.0
+            try:
+                os.write(status, STATUS.pack(code if code is not None else -signal.SIGKILL, cpu))
             except OSError:
                 pass  # the parent has gone
             os.close(status)

@@ -9,14 +9,15 @@ def flash_attention(q, k, v, block_size=64, causal=False, mask=None):
     kp, vp = np.pad(k, widths), np.pad(v, widths)
     valid = np.ones(n_k + pad, bool)
     if mask is not None:
-        mb = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))
-        mb = np.concatenate([mb, np.zeros(mb.shape[:-1] + (pad,), bool)], -1)
+        mb = np.broadcast_to(mask, np.broadcast_shapes(np.shape(mask), (n_q, n_k)))  # a view: no (n_q, n_k) copy
     m = np.full(q.shape[:-1], -np.inf); l = np.zeros(q.shape[:-1]); o = np.zeros(q.shape[:-1] + (v.shape[-1],))
     for j in range(0, n_k + pad, block_size):
         s = q @ np.swapaxes(kp[..., j:j+block_size, :], -1, -2) / np.sqrt(d)
         ok = np.broadcast_to(valid[j:j+block_size], s.shape[-2:])
         if causal: ok = ok & (np.arange(j, j+block_size) <= np.arange(n_k-n_q, n_k)[:, None])
-        if mask is not None: ok = ok & mb[..., j:j+block_size]
+        if mask is not None:
+            part = mb[..., j:j+block_size]
+            ok = ok & np.concatenate([part, np.ones(part.shape[:-1] + (block_size - part.shape[-1],), bool)], -1)
         s = np.where(ok, s, -np.inf)
         mn = np.maximum(m, s.max(-1))
         safe = np.nan_to_num(mn, neginf=0.0)
