@@ -9,7 +9,7 @@ import pytest
 from checker import catalog
 from checker.notebook import Verdict, result_html
 from checker.runner import check
-from tests.conftest import ZOO
+from conftest import ZOO
 
 
 def test_weight_pictures_and_messages_are_html_tables_with_every_string_escaped():
