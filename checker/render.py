@@ -164,6 +164,20 @@ GRID_MAX = 8  # bigger tables are described, not drawn
 _CELL = 6
 
 
+def grid_cells(grid):
+    """(got, want, allowed, differs) of a weight picture worth drawing, or None (not two equal 2-D tables of at
+    most GRID_MAX a side): what every renderer of the picture (terminal, notebook) draws from."""
+    import numpy as np  # NumPy loads while the learner's process starts: `kata check` imports this module first
+
+    got, want = np.asarray(grid.got, np.float64), np.asarray(grid.want, np.float64)
+    if got.shape != want.shape or got.ndim != 2 or max(got.shape) > GRID_MAX:
+        return None
+    allowed = np.ones(got.shape, bool) if grid.allowed is None else np.broadcast_to(grid.allowed, got.shape)
+    with np.errstate(invalid="ignore"):
+        differs = ~(np.isclose(got, want, rtol=1e-3, atol=1e-3) | (np.isnan(got) & np.isnan(want)))
+    return got, want, allowed, differs
+
+
 def grid_lines(grid, width=None):
     """The learner's weights beside the expected ones, one row per query, with each row's sum; the two
     stacked, yours first, when side by side they would not fit `width` columns (after a 4-space indent).
@@ -171,14 +185,10 @@ def grid_lines(grid, width=None):
     Blocked cells show `·` (a blocked cell that got weight shows its value); a cell that differs from
     the expected one is marked `*` and coloured, so the picture survives NO_COLOR.
     """
-    import numpy as np  # NumPy loads while the learner's process starts: `kata check` imports this module first
-
-    got, want = np.asarray(grid.got, np.float64), np.asarray(grid.want, np.float64)
-    if got.shape != want.shape or got.ndim != 2 or max(got.shape) > GRID_MAX:
+    drawn = grid_cells(grid)
+    if drawn is None:
         return []
-    allowed = np.ones(got.shape, bool) if grid.allowed is None else np.broadcast_to(grid.allowed, got.shape)
-    with np.errstate(invalid="ignore"):
-        differs = ~(np.isclose(got, want, rtol=1e-3, atol=1e-3) | (np.isnan(got) & np.isnan(want)))
+    got, want, allowed, differs = drawn
     keys = "".join(f"{'k' + str(j):>{_CELL}}" for j in range(got.shape[1])) + "    sum"
     block = len(keys) + 4
     mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
