@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from checker import catalog  # noqa: E402 - the project's own package, from this checkout
+from checker.engine import catalog  # noqa: E402 - the project's own package, from this checkout
 from checker.hiring import pack
 from checker.sandbox import DEFAULT_SECONDS  # noqa: E402
 

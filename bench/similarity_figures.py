@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import copies  # noqa: E402 - tests/copies.py
-from checker import catalog  # noqa: E402
+from checker.engine import catalog  # noqa: E402
 from checker.hiring import similarity  # noqa: E402
 
 

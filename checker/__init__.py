@@ -4,7 +4,7 @@ __version__ = "0.1.0"
 
 
 def load_ipython_extension(ipython):
-    """`%load_ext checker` in Jupyter: registers the `%%kata NN` cell magic (checker/notebook.py)."""
-    from checker.notebook import load_ipython_extension as register
+    """`%load_ext checker` in Jupyter: registers the `%%kata NN` cell magic (checker/practice/notebook.py)."""
+    from checker.practice.notebook import load_ipython_extension as register
 
     register(ipython)

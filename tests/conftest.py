@@ -6,13 +6,14 @@ import os
 # the sandboxes' children for the cores. Set before anything imports NumPy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.pop("COLUMNS", None)  # pytest-xdist's workers set 80; a test that wants a width says so
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-from checker import catalog
-from checker.runner import DEFAULT_SEED, check
+from checker.engine import catalog
+from checker.engine.runner import DEFAULT_SEED, check
 
 TESTS = Path(__file__).parent
 HOSTILE = TESTS / "hostile"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.catalog import ROOT
+from checker.engine.catalog import ROOT
 
 
 REFERENCE = '''\
@@ -49,7 +49,7 @@ FOLDER = {
 
 import numpy as np
 
-from checker.testkit import Failure, bug, call_text
+from checker.engine.testkit import Failure, bug, call_text
 
 API = {"dot": ("a", "b")}
 
@@ -74,7 +74,7 @@ def test_value(kata, ref, rng):
 
 import numpy as np
 
-from checker.testkit import variant
+from checker.engine.testkit import variant
 
 
 @variant("dot-no-sum")

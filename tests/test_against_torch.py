@@ -6,7 +6,7 @@ PyTorch is an optional extra (`pip install -e ".[torch]"`); without it these tes
 import numpy as np
 import pytest
 
-from checker import catalog
+from checker.engine import catalog
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -224,7 +224,7 @@ def test_rope_tolerance_accepts_hugging_face_float32_angles(rng):
     """Hugging Face computes the angles in float32: at 65 536 they are off by up to ~1e-2 radians. The hidden
     tests' tolerance, which grows with the angle, must accept that, and must still be far tighter than a bug."""
     from checker.hidden.rope.tests import rope_tolerance
-    from checker.testkit import close
+    from checker.engine.testkit import close
 
     positions = np.array([0, 1, 4095, 32768, 65535, 65536])
     for base in (10000.0, 500000.0):

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from checker import catalog
+from checker.engine import catalog
 from checker.hidden.beam_search import models
 from checker.hidden.beam_search.variants import search
 

@@ -8,7 +8,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from checker import __version__, catalog, prompts
+from checker import __version__
+from checker.engine import catalog, prompts
 from checker.cli import cli
 from conftest import CORRECT, ZOO
 
@@ -261,8 +262,8 @@ def test_bench_of_the_stub_says_to_finish_the_kata(workspace):
 
 
 def test_bench_text_shows_the_numbers_it_is_given():
-    from checker.bench import BenchResult, BenchRow
-    from checker.reports import bench_text
+    from checker.practice.bench import BenchResult, BenchRow
+    from checker.present.reports import bench_text
 
     rows = [BenchRow(128, 0.0001, 0.0001, 0.002, 0.12), BenchRow(2048, 0.0002, 0.0002, 0.5, 0.4)]
     text = click.unstyle(bench_text(BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 9, rows, True, 3)))
@@ -305,8 +306,8 @@ def test_check_verbose_shows_every_check(workspace):
 def test_failures_that_name_a_bug_and_draw_a_picture_come_first():
     from types import SimpleNamespace
 
-    from checker import render
-    from checker.results import Result, Status, TestOutcome
+    from checker.present import render
+    from checker.engine.results import Result, Status, TestOutcome
 
     picture = SimpleNamespace(got=[[1.0]], want=[[1.0, 0.0]], allowed=None, title="weights")  # drawn as nothing
     tests = [TestOutcome("plain", "failed", message="m1"), TestOutcome("crash", "error", message="raised X"),

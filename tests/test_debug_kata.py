@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from checker import catalog, prompts
+from checker.engine import catalog, prompts
 from checker.hidden.debug import plants, probes
-from checker.runner import DEFAULT_SEED
+from checker.engine.runner import DEFAULT_SEED
 from conftest import checked
 
 KATA = catalog.find("debug")

@@ -6,8 +6,8 @@ import re
 from click.testing import CliRunner
 
 from checker.cli import cli
-from checker import catalog
-from checker.runner import check as run_check
+from checker.engine import catalog
+from checker.engine.runner import check as run_check
 from conftest import ZOO
 
 
@@ -112,8 +112,8 @@ def test_printing_too_much_is_not_called_an_exception(tmp_path):
 
 
 def test_the_nan_tracer_traces_the_failing_call_itself():
-    from checker.proxy import SandboxSession
-    from checker.testkit import Failure, call_text
+    from checker.engine.proxy import SandboxSession
+    from checker.engine.testkit import Failure, call_text
 
     traced = []
 

@@ -14,13 +14,13 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, prompts
+from checker.engine import catalog, prompts
 from checker.cli import cli
 from checker.hiring.grade import DEFAULT_STATE
 from checker.hiring import pack_words
 from checker.hiring.pack import MANIFEST
-from checker.runner import DEFAULT_SEED
-from checker.workspace import pristine_stub
+from checker.engine.runner import DEFAULT_SEED
+from checker.engine.workspace import pristine_stub
 from conftest import HOSTILE, ZOO
 
 KATAS = catalog.all_katas()
@@ -484,7 +484,7 @@ def test_a_weight_for_a_kata_the_pack_does_not_hold_is_warned_of(here):
 
 
 def test_a_syntax_error_says_its_line():
-    from checker.runner import check
+    from checker.engine.runner import check
 
     result = check(catalog.find("01"), HOSTILE / "syntax_error.py")
     line = next(number for number, text in enumerate((HOSTILE / "syntax_error.py").read_text().splitlines(), 1)
@@ -497,7 +497,7 @@ def test_a_syntax_error_says_its_line():
 def test_greedy_nan_needs_a_division_error(tmp_path, error):
     """Only dividing by temperature 0 is evidence of greedy-nan: running out of memory (21 of 27 checks of a
     candidate's 09 were named greedy-nan) or any other crash at temperature 0 is not."""
-    from checker.runner import check
+    from checker.engine.runner import check
 
     failing = tmp_path / "09_sampling.py"
     failing.write_text("def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):\n"

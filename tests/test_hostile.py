@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from checker import catalog
-from checker.runner import check
+from checker.engine import catalog
+from checker.engine.runner import check
 from checker.sandbox import Limits, warm
 from conftest import HOSTILE
 

@@ -19,9 +19,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog
+from checker.engine import catalog
 from checker.cli import cli
-from checker.catalog import MANIFEST, ROSTER
+from checker.engine.catalog import MANIFEST, ROSTER
 
 
 SECRET = "KATA_GRADER_SECRET"
@@ -42,7 +42,7 @@ FORKED = "import sys\nWORKED = sys.modules['__main__'].__file__.endswith('zygote
 # a pid); in the batch it is the real thing, outside the grader a stand-in of the same kind.
 ATTACKS = {
     "read_reference": "return 'def attention_scores' in open(target).read()",
-    "import_the_checker": "from checker import catalog\n    return catalog.find('01').solution_path.is_file()",
+    "import_the_checker": "from checker.engine import catalog\n    return catalog.find('01').solution_path.is_file()",
     "read_another_workspace": "return 'attention_scores' in open(target).read()",
     "read_grader_proc_environ": "return len(open(f'/proc/{os.getppid()}/environ', 'rb').read()) > 0",
     "read_grader_env": f"return {SECRET!r} in os.environ",

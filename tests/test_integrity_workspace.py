@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, escape
+from checker.engine import catalog
+from checker.present import escape
 from checker.cli import cli
 from checker.hiring.grade import check_one as real_check_one
 from checker.hiring.pack import MANIFEST

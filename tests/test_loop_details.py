@@ -10,9 +10,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, render
+from checker.engine import catalog
+from checker.present import render
 from checker.cli import cli
-from checker.runner import check
+from checker.engine.runner import check
 from checker.sandbox import Limits
 from conftest import ZOO
 
@@ -63,7 +64,7 @@ def test_kata_10_after_a_fix_that_is_neither_the_plant_nor_its_fix(workspace):
     assert scores in path.read_text()  # the default draw plants missing-scale here
     path.write_text(path.read_text().replace(scores, "scores = q @ k_all.swapaxes(-1, -2) / np.sqrt(d_model)"))
     assert "cannot tell how many remain" in run("check", "10").output
-    for _ in range(len(__import__("checker.prompts").prompts.for_kata(debug).hints)):  # the written hints first
+    for _ in range(len(__import__("checker.engine.prompts").engine.prompts.for_kata(debug).hints)):  # the written hints first
         run("hint", "10")
     result = run("hint", "10")
     assert "neither the planted bug nor its fix" in result.output and "holds no planted bug" not in result.output
@@ -112,8 +113,8 @@ def test_outside_any_workspace_kata_says_which_it_uses(tmp_path, monkeypatch):
 
 
 def test_one_fix_line_per_bug():
-    from checker import prompts
-    from checker.results import Result, Status, TestOutcome
+    from checker.engine import prompts
+    from checker.engine.results import Result, Status, TestOutcome
 
     failures = [TestOutcome(name, Status.FAILED, "global-max", f"{name} went wrong") for name in ("a", "b", "c")]
     result = Result("02", "softmax", "katas/02_softmax.py", Status.FAILED, failures, 0.1)
@@ -122,8 +123,8 @@ def test_one_fix_line_per_bug():
 
 
 def test_a_mocks_brief_names_the_mocks_file(workspace):
-    from checker import prompts
-    from checker.runner import display_path
+    from checker.engine import prompts
+    from checker.engine.runner import display_path
 
     file = display_path(Path(".kata/mock") / SOFTMAX.filename)
     screen = render.mock_screen(SOFTMAX, prompts.for_kata(SOFTMAX), 60, file, 3)

@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, stubs
+from checker.engine import catalog, stubs
 from checker.cli import cli
 
 KATAS = catalog.all_katas()

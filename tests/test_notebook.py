@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from checker import catalog
-from checker.notebook import Verdict, result_html
-from checker.runner import check
+from checker.engine import catalog
+from checker.practice.notebook import Verdict, result_html
+from checker.engine.runner import check
 from conftest import ZOO
 
 
@@ -34,7 +34,7 @@ def test_printed_text_and_messages_never_reach_the_page_raw(tmp_path):
 
 
 def test_a_usage_mistake_is_one_line_not_a_traceback():
-    from checker.notebook import _arguments
+    from checker.practice.notebook import _arguments
 
     with pytest.raises(ValueError, match="unknown kata '99'"):
         _arguments("99")

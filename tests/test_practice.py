@@ -10,7 +10,8 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, mock, progress, prompts, quiz, watch
+from checker.engine import catalog, prompts
+from checker.practice import mock, progress, quiz, watch
 from checker.cli import cli
 from conftest import CORRECT, ZOO
 
@@ -369,7 +370,7 @@ def test_usage_mistakes(workspace, args, words):
 
 
 def test_the_report_as_markdown_and_json():
-    from checker.reports import mock_markdown
+    from checker.present.reports import mock_markdown
 
     answer = mock.QuizAnswer("softmax-uniform", "What is softmax([0, 0, 0])?", "[0.333, 0.333, 0.333]", None, False)
     report = mock.MockReport("02", "softmax", 7, 20, "2025-06-15T17:06:40+00:00", "2025-06-15T17:26:40+00:00",
@@ -451,7 +452,7 @@ def test_progress_writes_are_atomic(tmp_path, monkeypatch):
 
 
 def test_ctrl_c_during_the_quiz_stops_but_keeps_the_pass_and_the_answers(tmp_path):
-    from checker.results import Result, Status
+    from checker.engine.results import Result, Status
 
     path = tmp_path / "02_softmax.py"
     path.write_text("stub")

@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from checker import catalog, prompts
+from checker.engine import catalog, prompts
 
 
 def test_the_shipped_file_validates_and_covers_every_kata():

@@ -6,7 +6,8 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, prompts, quiz
+from checker.engine import catalog, prompts, questions
+from checker.practice import quiz
 from checker.cli import cli
 
 QUESTIONS = [q for kata in catalog.all_katas() for q in prompts.for_kata(kata).questions]
@@ -26,7 +27,7 @@ def test_every_question_computes_its_answer(question, seed):
 def test_questions_of_every_kind():
     """Each kata's own minimum is `kata dev check`'s (devcheck.MIN_QUESTIONS); here, the quiz as a whole."""
     assert sum(q.kind == "templated" for q in QUESTIONS) >= len(QUESTIONS) // 3
-    assert {q.kind for q in QUESTIONS} == set(quiz.KINDS)
+    assert {q.kind for q in QUESTIONS} == set(questions.KINDS)
 
 
 def right_answer(asked):

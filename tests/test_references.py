@@ -3,7 +3,7 @@ bodies, and that the docstring examples hold, is `kata dev check`'s: see test_se
 
 import numpy as np
 
-from checker import catalog
+from checker.engine import catalog
 
 
 def reference(slug):

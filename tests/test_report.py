@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, escape
+from checker.engine import catalog
+from checker.present import escape
 from checker.hiring import exports, scoring
 from checker.cli import cli
-from checker.catalog import ROSTER
+from checker.engine.catalog import ROSTER
 from conftest import ZOO
 
 HOSTILE_COMMENT = "# </pre><script>alert('owned')</script><img src=http://example.com/x.png>\n"
@@ -79,7 +80,7 @@ def test_checks_that_never_ran_count_as_not_passed():
 
 def _graded(kata, path, seed):
     from checker.hiring.grade import _for_graders
-    from checker.runner import check
+    from checker.engine.runner import check
 
     result = check(kata, path, seed=seed)
     return scoring.kata_score({**result.to_json(), **_for_graders(result)}, seed)
@@ -87,7 +88,7 @@ def _graded(kata, path, seed):
 
 def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
     from checker.hidden.debug import plants
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     kata, planted = catalog.find("10"), list(plants.planted(7, DEFAULT_SEED))
     scores = []
@@ -143,7 +144,7 @@ def batch(tmp_path_factory):
     """Seven packs of katas 01 and 03 (the team weighs 03 three times) and one of kata 10 with half its plants
     fixed, filled with answers of every kind, graded once."""
     from checker.hidden.debug import plants
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     assert len(LONG_LINE) == 90
     here = tmp_path_factory.mktemp("report")

@@ -10,7 +10,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog
+from checker.engine import catalog
 from checker.cli import cli
 from conftest import ZOO
 

@@ -9,7 +9,8 @@ from datetime import date, timedelta
 
 from click.testing import CliRunner
 
-from checker import catalog, progress, prompts, review
+from checker.engine import catalog, prompts
+from checker.practice import progress, review
 from checker.cli import cli
 from conftest import ZOO
 from test_practice import FakeClock

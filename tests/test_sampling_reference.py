@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from checker import catalog, prompts
+from checker.engine import catalog, prompts
 
 
 @lru_cache(maxsize=None)

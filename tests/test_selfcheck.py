@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import pytest
 
-from checker import catalog, devcheck, prompts
-from checker.runner import DEFAULT_SEED, hidden_tests
-from checker.results import Status
+from checker.engine import catalog, devcheck, prompts
+from checker.engine.runner import DEFAULT_SEED, hidden_tests
+from checker.engine.results import Status
 from conftest import bug_of, checked, prefetch
 
 

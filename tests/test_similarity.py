@@ -14,7 +14,7 @@ from functools import lru_cache
 import pytest
 
 import copies
-from checker import catalog
+from checker.engine import catalog
 from checker.hiring import canonical, similarity
 from checker.hiring.similarity import REFERENCE, THRESHOLD, compare
 

@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from checker import catalog
-from checker.results import Status
-from checker.runner import check
+from checker.engine import catalog
+from checker.engine.results import Status
+from checker.engine.runner import check
 from checker.sandbox import Limits
 from checker.sandbox.torch_bridge import INSTALL_HINT, imports_torch
 

@@ -4,7 +4,9 @@ width is measured; prose is broken at spaces only; piped output (no width) is le
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, layout, progress, prompts, render, render_progress
+from checker.engine import catalog, prompts
+from checker.present import layout, render, render_progress
+from checker.practice import progress
 from checker.cli import cli
 from conftest import ZOO, checked
 

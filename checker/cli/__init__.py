@@ -28,7 +28,7 @@ def cli():
         kata hint softmax
         kata mock --minutes 45
     """
-    from checker import layout
+    from checker.present import layout
 
     layout.use(layout.terminal_width())  # text fits the terminal; piped output is left unwrapped
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog
+from checker.engine import catalog
 
 
 class Problem(click.ClickException):
@@ -13,7 +13,7 @@ class Problem(click.ClickException):
     chose: shown safe for the terminal."""
 
     def format_message(self):
-        from checker import escape, layout
+        from checker.present import escape, layout
 
         message, width = escape.terminal(self.message), layout.current()
         if width is None:  # piped: one line
@@ -63,7 +63,7 @@ def workspace():
 
 
 def kata_prompts(kata):
-    from checker import prompts
+    from checker.engine import prompts
 
     try:
         return prompts.for_kata(kata)
@@ -72,7 +72,7 @@ def kata_prompts(kata):
 
 
 def load_progress(workspace):
-    from checker import progress
+    from checker.practice import progress
 
     record = progress.load(workspace)
     if record.warning:
@@ -82,7 +82,7 @@ def load_progress(workspace):
 
 def learner_seed(workspace, kata):
     """The seed of the learner's stub (`kata reset 10 --seed S` draws other bugs), else the default seed."""
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     seed = load_progress(workspace).of(kata.id).seed
     return DEFAULT_SEED if seed is None else seed
@@ -100,7 +100,7 @@ def review_until(record):
 
 
 def echo(text):
-    from checker import render
+    from checker.present import render
 
     click.echo(text, color=render.color_wanted())
 

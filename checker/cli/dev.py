@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from checker import catalog
+from checker.engine import catalog
 from checker.cli import cli
 from checker.cli.common import echo, find_kata
 
@@ -40,7 +40,8 @@ def dev_check(kata_key, as_json):
         kata dev check
         kata dev check 03 --json
     """
-    from checker import devcheck, render
+    from checker.engine import devcheck
+    from checker.present import render
 
     katas = [find_kata(kata_key)] if kata_key else catalog.all_katas()
     report = devcheck.check(katas)

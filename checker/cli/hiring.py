@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, escape
+from checker.engine import catalog
+from checker.present import escape
 from checker.cli import cli
 from checker.cli.common import Problem, UsageProblem, echo, find_kata
 from checker.sandbox import DEFAULT_SECONDS
@@ -175,7 +176,7 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
 
 def _team_file(path):
     """The roster and its key, which `kata pack` writes beside the workspaces: not a workspace to grade."""
-    from checker.catalog import ROSTER
+    from checker.engine.catalog import ROSTER
     from checker.hiring.roster import KEY
 
     return path.is_file() and path.name in (ROSTER, KEY)
@@ -191,8 +192,8 @@ class _ProgressBar:
     def __call__(self, done, total, finished=None):
         import time
 
-        from checker import escape
-        from checker.render import duration
+        from checker.present import escape
+        from checker.present.render import duration
 
         if self.bar is None:
             self.started = time.monotonic()

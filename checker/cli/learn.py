@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
-from checker import catalog, layout
+from checker.engine import catalog
+from checker.present import layout
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, find_kata, kata_prompts, learner_seed, load_progress, next_kata, readable, \
     record_checks, save
-from checker.results import Status
+from checker.engine.results import Status
 from checker.sandbox import DEFAULT_SECONDS
 
 
@@ -26,7 +27,8 @@ def list_katas(as_json):
         kata list
         kata list --json
     """
-    from checker import render_progress, review
+    from checker.present import render_progress
+    from checker.practice import review
 
     record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
@@ -68,7 +70,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
         kata check 05 --repro
         kata check --all
     """
-    from checker import render
+    from checker.present import render
 
     if check_all == bool(kata_key):
         raise UsageProblem("give one kata ID (e.g. `kata check 01`) or --all")
@@ -82,7 +84,7 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
     for path in paths:
         readable(path)
 
-    from checker.runner import check as run_check
+    from checker.engine.runner import check as run_check
     from checker.sandbox import Limits
 
     if check_all:
@@ -110,8 +112,9 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
 
 def _repro_text(kata, result, path, workspace):
     """`--repro`: the first failure as a snippet, written to .kata/repro/NN_slug.py (and .npz), and shown."""
-    from checker import escape, repro
-    from checker.runner import display_path
+    from checker.present import escape
+    from checker.practice import repro
+    from checker.engine.runner import display_path
 
     failed = next((test for test in result.ranked_failures if test.calls), None)
     if result.status == Status.NOT_STARTED:
@@ -205,8 +208,8 @@ def _hints_from_a_check(kata, workspace):
     path = catalog.learner_file(kata, workspace)
     if deeper is None or not path.is_file():
         return [], False
-    from checker import prompts
-    from checker.runner import check as run_check
+    from checker.engine import prompts
+    from checker.engine.runner import check as run_check
 
     result = run_check(kata, path, seed=learner_seed(workspace, kata))
     unexplained = "remaining" in result.details and result.details["remaining"] is None
@@ -276,8 +279,8 @@ def reset(kata_key, restore, seed):
         kata reset 10 --seed 7
     """
     kata = find_kata(kata_key)
-    from checker import workspace
-    from checker.runner import display_path
+    from checker.engine import workspace
+    from checker.engine.runner import display_path
 
     here = common.workspace()
     try:
@@ -323,8 +326,8 @@ def list_backups(kata_key):
     """
     from datetime import datetime
 
-    from checker import workspace
-    from checker.runner import display_path
+    from checker.engine import workspace
+    from checker.engine.runner import display_path
 
     kata = find_kata(kata_key) if kata_key else None
     kept = workspace.backups(common.workspace(), kata)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from checker import catalog
+from checker.engine import catalog
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, learner_seed, load_progress, \
     next_kata, readable, record_checks
@@ -35,11 +35,11 @@ def quiz(kata_key, count, seed, as_json, list_only):
         kata quiz softmax -n 3 --seed 7
         kata quiz --list
     """
-    from checker import render
+    from checker.present import render
 
     import random
 
-    from checker import quiz as quizzes
+    from checker.practice import quiz as quizzes
 
     katas = [find_kata(kata_key)] if kata_key else catalog.all_katas()
     questions = [q for kata in katas for q in kata_prompts(kata).questions]
@@ -81,7 +81,7 @@ def _keep_answers(asked):
 def _quiz_io(err=False):
     """(read_reply, show) for quiz.run: replies from the terminal, or one a line from standard input when
     it is not a terminal (its end: unanswered). `err` sends the questions to stderr (for --json)."""
-    from checker import render
+    from checker.present import render
 
     stdin = sys.stdin
     interactive = stdin.isatty()
@@ -100,7 +100,7 @@ def _quiz_io(err=False):
 
 def _clock(ctx):
     """Real time, unless a test hands a fake clock in as `obj={"clock": ...}`."""
-    from checker import watch
+    from checker.practice import watch
 
     return (ctx.obj or {}).get("clock") or watch.Clock()
 
@@ -126,12 +126,12 @@ def watch(ctx, kata_key, poll, max_checks):
         kata watch
         kata watch softmax
     """
-    from checker import render
+    from checker.present import render
 
     from datetime import datetime
 
-    from checker import watch as watching
-    from checker.runner import check as run_check
+    from checker.practice import watch as watching
+    from checker.engine.runner import check as run_check
     from checker.sandbox import warm
 
     warm.enable()  # a check at each save: each forks from one warm process
@@ -203,14 +203,15 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
         kata mock --kata softmax --minutes 20 --seed 7 --report softmax-mock.md
         kata mock --coach
     """
-    from checker import progress, render, reports
+    from checker.practice import progress
+    from checker.present import render, reports
 
     import random
 
-    from checker import mock as mocks
-    from checker import quiz as quizzes
-    from checker.runner import check as run_check
-    from checker.runner import display_path
+    from checker.practice import mock as mocks
+    from checker.practice import quiz as quizzes
+    from checker.engine.runner import check as run_check
+    from checker.engine.runner import display_path
     from checker.sandbox import warm
 
     if report_path and not report_path.parent.is_dir():
@@ -270,7 +271,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
 
 def _ticker(session):
     """On a terminal, the time left on the last line, redrawn each second; elsewhere nothing."""
-    from checker import render
+    from checker.present import render
 
     if not sys.stdout.isatty():
         return None
@@ -306,13 +307,13 @@ def bench(kata_key, file, sizes):
         kata bench kv-cache --file my-try.py --sizes 256,1024
         kata bench 08 --sizes 1024,16384
     """
-    from checker import reports
+    from checker.present import reports
 
     kata = find_kata(kata_key)
     own = kata.part("bench")  # a kata may bring its own bench, in its folder (kata 08)
     if own is not None:
         return _own_bench(own, kata, file, sizes)
-    from checker import bench as benchmark
+    from checker.practice import bench as benchmark
 
     if kata.slug != benchmark.BENCHED:
         others = ", ".join(str(k) for k in catalog.all_katas() if k.part("bench") is not None)
@@ -335,7 +336,7 @@ def bench(kata_key, file, sizes):
 
 def _own_bench(own, kata, file, sizes):
     """A kata's own bench (checker/hidden/<slug>/bench.py): parse_sizes, run, report."""
-    from checker.runner import display_path
+    from checker.engine.runner import display_path
 
     try:
         chosen = own.parse_sizes(sizes)

@@ -5,7 +5,8 @@ from datetime import date
 
 import click
 
-from checker import catalog, layout
+from checker.engine import catalog
+from checker.present import layout
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, kata_prompts, load_progress, save
 
@@ -36,7 +37,8 @@ def review_command(ctx, until, show, poll, seed):
         kata review --until 2026-12-24
         kata review --show
     """
-    from checker import render_progress, review
+    from checker.present import render_progress
+    from checker.practice import review
 
     workspace = common.workspace()
     record = load_progress(workspace)
@@ -69,7 +71,7 @@ def _date(text):
 
 def _questions(record, today, seed):
     """Today's questions: the ones missed most (other katas' first), then drawn from today's other katas."""
-    from checker import quiz, review
+    from checker.practice import quiz, review
 
     own = {q.id for p in today for q in kata_prompts(p.kata).questions}
     ids = review.missed_questions(record, own, seed)
@@ -85,9 +87,10 @@ def _redo(ctx, kata, workspace, poll):
     """One kata from a fresh stub until it passes (Ctrl-C: False); the outcome goes into the schedule."""
     import time
 
-    from checker import mock, progress, render, review, watch
-    from checker.runner import check as run_check
-    from checker.runner import display_path
+    from checker.practice import mock, progress, review, watch
+    from checker.present import render
+    from checker.engine.runner import check as run_check
+    from checker.engine.runner import display_path
     from checker.sandbox import warm
 
     warm.enable()
@@ -120,7 +123,8 @@ def _redo(ctx, kata, workspace, poll):
 
 
 def _ask(questions, workspace):
-    from checker import quiz, render
+    from checker.practice import quiz
+    from checker.present import render
     from checker.cli.practice import _quiz_io
 
     asked = [quiz.ask(q, __import__("random").Random(f"review:{q.id}:{date.today()}")) for q in questions]

@@ -10,7 +10,7 @@ katas or checks is one concern with a count. Decides nothing about the score: it
 import re
 from dataclasses import dataclass
 
-from checker.render import duration
+from checker.present.render import duration
 
 TAMPERING, ESCAPE, RECORD, TIME, SIMILAR, NOTE = range(6)
 LABELS = {TAMPERING: "tampering", ESCAPE: "reaching out", RECORD: "record", TIME: "time", SIMILAR: "similar",

@@ -9,9 +9,9 @@ import io
 
 import click
 
-from checker import escape
+from checker.present import escape
 from checker.hiring import concerns
-from checker.render import duration
+from checker.present.render import duration
 
 JSON_FORMAT = 1
 GRADER_ONLY = ("pictures", "details")  # kept for the review page; the JSON carries `plants` instead

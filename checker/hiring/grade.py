@@ -27,11 +27,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import catalog
-from checker.catalog import MANIFEST
+from checker.engine import catalog
+from checker.engine.catalog import MANIFEST
 from checker.hiring import review, similarity
 from checker.hiring import roster as rostering
-from checker.results import Result, Status, TestOutcome
+from checker.engine.results import Result, Status, TestOutcome
 from checker.sandbox import HostError, read_learner_file
 
 ZYGOTE = True  # grade workers fork candidates' processes from a zygote (tests set False to grade without)
@@ -99,7 +99,7 @@ def open_workspace(folder, seed=None, roster=None):
     with the default seed, flagged either way; `seed` overrides. A folder that does not exist raises
     GradeError; one that cannot be graded (no katas/, a broken manifest, anything reading it raised) comes
     back with `error` set: one error row, never a stopped batch."""
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -112,7 +112,7 @@ def open_workspace(folder, seed=None, roster=None):
 
 
 def _open(folder, seed, roster):
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     error = ""
     try:
@@ -416,7 +416,7 @@ def check_one(kata_id, path, limits, seed, read=None):
     data, digest, refused = read or (None, None, "the grader did not read it")
     extra = {"sha256": digest, "review": []}
     try:
-        from checker.runner import check, display_path
+        from checker.engine.runner import check, display_path
 
         path = display_path(path)
         if data is None:
@@ -485,7 +485,7 @@ def _exit(signum, frame):
 def _warm(workspaces):
     """Load NumPy, the runner and the hidden tests once, before the workers fork off this process."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small arrays: more threads only fight the workers
-    importlib.import_module("checker.runner")  # for the workers to inherit
+    importlib.import_module("checker.engine.runner")  # for the workers to inherit
 
     katas = {kata for workspace in workspaces for kata in workspace.katas}
     for kata in katas:

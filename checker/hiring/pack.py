@@ -16,11 +16,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import __version__, prompts
-from checker.catalog import MANIFEST, Kata
+from checker import __version__
+from checker.engine import prompts
+from checker.engine.catalog import MANIFEST, Kata
 from checker.hiring import pack_words
 from checker.hiring import roster as rostering
-from checker.workspace import pristine_stub
+from checker.engine.workspace import pristine_stub
 
 MANIFEST_FORMAT = 1
 MINUTES_PER_KATA = 20

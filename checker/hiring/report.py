@@ -3,17 +3,17 @@
 The Markdown report is the document a manager forwards: its first screen is the ranking (total, each
 kata's score, time used, over time, the most severe concern), then the similar pairs and kata 10's
 planted bugs, then per candidate the katas and every concern, ranked. Like exports.py it formats what it
-is given and decides nothing; every candidate-derived text is escaped for its channel (checker/escape.py:
+is given and decides nothing; every candidate-derived text is escaped for its channel (checker/present/escape.py:
 a path, a flag or a message may hold `|`, `<`, backticks, a newline or a terminal escape).
 """
 
 import click
 
-from checker import escape
+from checker.present import escape
 from checker.hiring import concerns as ranked
 from checker.hiring import similarity_view
-from checker.render import duration, styled_status
-from checker.results import Status
+from checker.present.render import duration, styled_status
+from checker.engine.results import Status
 
 md = escape.markdown  # every candidate-derived text of the Markdown report goes through it
 

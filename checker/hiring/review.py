@@ -12,7 +12,7 @@ is noted, never a crash.
 import ast
 import re
 
-from checker import escape
+from checker.present import escape
 
 NUMERIC = {"numpy", "math", "cmath", "functools", "itertools", "typing", "dataclasses", "collections", "operator",
            "numbers", "fractions", "decimal", "statistics", "__future__", "abc", "enum", "string", "copy",

@@ -6,14 +6,15 @@ struck through, and a run of the stub's lines left as they were (its long docstr
 <details> a reviewer can open. Every line wraps (no sideways scrolling on a phone, nothing clipped in
 print); a line past review.WIDTH columns is outlined, and every hidden character is shown as a badge.
 The failing checks follow, the same error from many checks folded into one box with a count, with the
-weight pictures of katas 03/04 drawn as tables. Every text is escaped (checker/escape.py).
+weight pictures of katas 03/04 drawn as tables. Every text is escaped (checker/present/escape.py).
 """
 
 import difflib
 import hashlib
 import math
 
-from checker import catalog, escape
+from checker.engine import catalog
+from checker.present import escape
 from checker.hiring import review
 
 CODE_LINES = 400  # a longer file is cut, with a note: the reviewer has the file itself

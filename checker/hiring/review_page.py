@@ -13,11 +13,11 @@ them all, and every text that reaches the page is escaped: candidate code is hos
 import re
 from pathlib import Path
 
-from checker import escape
+from checker.present import escape
 from checker.hiring import concerns as ranked
 from checker.hiring import review_code, similarity_view
 from checker.hiring.report import isolation_text
-from checker.render import duration
+from checker.present.render import duration
 
 _CSS = """
 *{box-sizing:border-box}

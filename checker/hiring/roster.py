@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker import __version__
-from checker.catalog import ROSTER
+from checker.engine.catalog import ROSTER
 from checker.sandbox import read_learner_file
 
 KEY = "kata-roster.key"  # the team's key, beside the roster

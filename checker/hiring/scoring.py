@@ -14,7 +14,7 @@ import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import catalog
+from checker.engine import catalog
 
 OUT_OF = 100
 PLANT_TEST = "planted_bugs_fixed"  # the kata 10 test whose details say which planted bugs remain
@@ -157,7 +157,7 @@ def kata_score(check, seed, weight=1, mtime=None, untouched=False):
 def test_weights(kata):
     """{test name: weight} of the kata's hidden tests, in the order they run: each test's `@weight(n)`, else
     the module's WEIGHTS entry, else 1."""
-    from checker.runner import hidden_tests
+    from checker.engine.runner import hidden_tests
 
     hidden = kata.hidden()
     table = getattr(hidden, "WEIGHTS", {})
@@ -170,7 +170,7 @@ def test_weights(kata):
 
 def test_caps(kata):
     """{test name: the most a file failing it scores} of the kata's `@caps` tests."""
-    from checker.runner import hidden_tests
+    from checker.engine.runner import hidden_tests
 
     return {test.__name__.removeprefix("test_"): float(test.cap) for test in hidden_tests(kata.hidden())
             if hasattr(test, "cap")}
@@ -181,7 +181,7 @@ def _plants(kata, check, seed):
     plants = kata.part("plants")
     if plants is None:
         return None
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     planted = list(plants.planted(seed, DEFAULT_SEED))
     details = check.get("details") or {}

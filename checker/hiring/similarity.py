@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from checker import catalog
+from checker.engine import catalog
 from checker.hiring import canonical
 
 THRESHOLD = 0.9  # measured on the katas' correct variants and references: see tests/test_similarity.py
@@ -213,8 +213,8 @@ def _base(kata_id, seed):
 @lru_cache(maxsize=None)
 def issued_stub(kata_id, seed=None):
     """The stub a pack of `seed` hands out for the kata (kata 10: its planted file; None: the default seed's)."""
-    from checker.runner import DEFAULT_SEED
-    from checker.workspace import pristine_stub
+    from checker.engine.runner import DEFAULT_SEED
+    from checker.engine.workspace import pristine_stub
 
     kata = catalog.find(kata_id)
     public = kata.part("public")

@@ -6,7 +6,7 @@ reaches the page or the Markdown (paths, code) is escaped for it: both are candi
 other renderers, this formats and decides nothing.
 """
 
-from checker import escape
+from checker.present import escape
 from checker.hiring import similarity
 
 CODE_LINES = 400  # a longer file is cut, with a note

@@ -5,7 +5,7 @@ the learner's dq implies (a picture), and k.T on a batch told from the error Num
 import numpy as np
 
 from checker.hidden.backward.variants import RIVALS, VARIANTS, flat, right_ds
-from checker.testkit import Failure, Suspects, WeightGrid, close, numbers_apart, tolerance
+from checker.engine.testkit import Failure, Suspects, WeightGrid, close, numbers_apart, tolerance
 
 GRADS = ("dq", "dk", "dv")
 ROWS = {"dq": ("query", "queries"), "dk": ("key", "keys"), "dv": ("key", "keys")}

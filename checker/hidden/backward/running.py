@@ -6,7 +6,7 @@ import numpy as np
 
 from checker.hidden.backward.diagnosis import GRADS, compare, shape_error
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, as_array, call_text, close, expect_float, tolerance
+from checker.engine.testkit import Failure, as_array, call_text, close, expect_float, tolerance
 
 
 def call_of(q, k, v, d_out, mask=None, mask_text=None):

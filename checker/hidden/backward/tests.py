@@ -14,11 +14,11 @@ import numpy as np
 from checker.hidden.backward.running import as_triple, call_of, causal, check, expect_shapes, inputs, judge, learner, \
     queries_for
 from checker.hidden.backward.variants import SOFTMAX_BACKWARD_VARIANTS
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, expect_close, \
+from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, expect_close, \
     expect_float, expect_shape, tolerance, weight
 
 try:  # the kernel's peak since hello never falls: a test reading it runs first in a child of its own (sandbox)
-    from checker.testkit import measured
+    from checker.engine.testkit import measured
 except ImportError:  # figures of the call alone (tracemalloc in the child): nothing to mark
     def measured(test):
         return test

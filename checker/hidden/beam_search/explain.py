@@ -8,7 +8,7 @@ import numpy as np
 
 from checker.hidden.beam_search.models import agree
 from checker.hidden.beam_search.variants import encoded, search
-from checker.testkit import Failure, Suspects, call_text, show
+from checker.engine.testkit import Failure, Suspects, call_text, show
 
 
 def tokens_of(got, call):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from checker.worked import reference
+from checker.practice.worked import reference
 
 
 def candidates_per_step(beam_width, vocab):

@@ -14,7 +14,7 @@ from checker.hidden.beam_search.explain import Evidence, beam_failure, greedy_fa
 from checker.hidden.beam_search.models import agree, draw_case, draw_greedy_case
 from checker.hidden.beam_search.variants import BEAM_VARIANTS, GREEDY_RIVALS, GREEDY_VARIANTS, RIVALS, encoded
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, bug, call_text, changed, show, weight
+from checker.engine.testkit import Failure, bug, call_text, changed, show, weight
 
 API = {"greedy_decode": ("logprobs", "prompt", "max_new", "eos"),
        "beam_search": ("logprobs", "prompt", "beam_width", "max_new", "eos", "length_penalty")}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from checker.testkit import variant
+from checker.engine.testkit import variant
 
 
 @dataclass(frozen=True)

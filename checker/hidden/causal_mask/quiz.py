@@ -1,6 +1,6 @@
 """The answers of kata 03's quiz questions, computed from their drawn values (prompts.yaml names them)."""
 
-from checker.worked import ORDER_WK, ORDER_WQ, ORDER_WV, ORDER_X, matmul, reference
+from checker.practice.worked import ORDER_WK, ORDER_WQ, ORDER_WV, ORDER_X, matmul, reference
 
 
 def _mask(n_q, n_k):

@@ -12,8 +12,8 @@ import numpy as np
 
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
 from checker.sandbox import LearnerError
-from checker.testkit import weight
-from checker.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
+from checker.engine.testkit import weight
+from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
     expect_precision, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
     numbers_apart, show, tolerance
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from checker.hidden.scores import variants as scale
 from checker.hidden.softmax import variants as softmax_pieces
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 def _tri(n_q, n_k, offset, upper=False):

@@ -14,7 +14,7 @@ import numpy as np
 
 from checker.hidden.debug import plants
 from checker.sandbox import SandboxError
-from checker.testkit import close, tolerance
+from checker.engine.testkit import close, tolerance
 
 PROBE_SEED = 10
 RAISED, MISSING = "raised", "missing"  # a probe that raised; a helper the file no longer has (matches anything)

@@ -9,6 +9,6 @@ __all__ = ["cases", "check", "stub"]
 
 def stub(seed):
     """The clean decoder with the bugs planted for `seed` (the shipped stub's four for the default seed)."""
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     return plants.source_with(plants.planted(seed, DEFAULT_SEED))

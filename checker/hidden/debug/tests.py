@@ -11,12 +11,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from checker import catalog
+from checker.engine import catalog
 from checker.hidden.debug import plants, probes
 from checker.hidden.debug.probes import float32_tolerance
 from checker.sandbox import LearnerError
-from checker.testkit import weight
-from checker.testkit import Failure, close, one_array, show
+from checker.engine.testkit import weight
+from checker.engine.testkit import Failure, close, one_array, show
 
 API = {"KVCache": (), "cached_attention": ("x", "cache", "w_q", "w_k", "w_v", "w_o", "n_heads")}
 STUB_PLANTED = True  # the stub is a working file with bugs in it, not a NotImplementedError
@@ -30,7 +30,7 @@ def _full_attention():
 
 @weight(4)
 def test_planted_bugs_fixed(kata, seed):
-    from checker.runner import DEFAULT_SEED
+    from checker.engine.runner import DEFAULT_SEED
 
     planted = plants.planted(seed, DEFAULT_SEED)
     remaining = probes.remaining(kata, planted)

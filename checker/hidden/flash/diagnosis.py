@@ -5,7 +5,7 @@ causal boundary moved) without asserting a cause."""
 import numpy as np
 
 from checker.hidden.flash.variants import causal_shifted, without_block
-from checker.testkit import close
+from checker.engine.testkit import close
 
 
 def left_padding_nan(got, wrong, allowed, block_size):

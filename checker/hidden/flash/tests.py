@@ -16,8 +16,8 @@ from checker.sandbox import LearnerError
 from checker.hidden.flash.diagnosis import (block_left_out, causal_boundary, difference_text, empty_rows_bug,
                                            left_padding_nan)
 from checker.hidden.flash.variants import VARIANTS, allowed_table
-from checker.testkit import caps, measured, weight
-from checker.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
+from checker.engine.testkit import caps, measured, weight
+from checker.engine.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
 
 API = {"flash_attention": ("q", "k", "v", "block_size", "causal", "mask")}
 RIGHT = "the output is softmax(q . k^T / sqrt(d), masked) @ v, whatever the block size"

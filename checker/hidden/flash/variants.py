@@ -6,7 +6,7 @@ online softmax block by block with one step done the buggy way (`_online`'s swit
 
 import numpy as np
 
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 def allowed_table(q, k, causal, mask, top_left=False, diagonal=True, flipped=False, invert_mask=False, offset=0):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from checker.hidden.gqa.variants import TILED, kv_head_of, tiled_head_of
-from checker.testkit import Failure, close, tolerance
+from checker.engine.testkit import Failure, close, tolerance
 
 
 def _heads_list(heads):

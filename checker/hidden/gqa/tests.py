@@ -15,7 +15,7 @@ import numpy as np
 from checker.hidden.gqa.heads import input_heads, kv_heads_read, mapping_failure
 from checker.hidden.gqa.variants import GQA_VARIANTS, LOOKALIKES, REPEAT_VARIANTS, bottom_right
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, as_array, bug, call_text, changed, close, expect_precision, \
+from checker.engine.testkit import Failure, as_array, bug, call_text, changed, close, expect_precision, \
     expect_shape, first_difference, one_array, show, tolerance
 
 API = {"repeat_kv": ("x", "n_rep"), "grouped_query_attention": ("q", "k", "v", "causal")}

@@ -7,7 +7,7 @@ for the buggy one and keeps every other step right.
 
 import numpy as np
 
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 # --- which kv head each query head reads ------------------------------------------------------------

@@ -11,13 +11,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from checker import catalog
+from checker.engine import catalog
 from checker.hidden.kv_cache.variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, uniform_plan
 from checker.hidden.multi_head.variants import split_heads
-from checker.proxy import LearnerObject
+from checker.engine.proxy import LearnerObject
 from checker.sandbox import LearnerError
-from checker.testkit import measured, weight
-from checker.testkit import Failure, Suspects, as_pair, bug, close, describe_difference, expect_float, \
+from checker.engine.testkit import measured, weight
+from checker.engine.testkit import Failure, Suspects, as_pair, bug, close, describe_difference, expect_float, \
     expect_precision, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
     numbers_apart, one_array, show, tolerance
 

@@ -14,7 +14,7 @@ from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.multi_head import variants as heads
 from checker.hidden.multi_head.variants import by_d_model, merge_heads, split_heads
 from checker.hidden.scores import variants as scale
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 # --- a sequence fed to a cache, and what the catalogued bugs output for it ----------------------------

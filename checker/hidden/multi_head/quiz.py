@@ -2,7 +2,7 @@
 
 import math
 
-from checker.worked import ABC, reference
+from checker.practice.worked import ABC, reference
 
 
 def split_shape(b, n, d_model, h):

@@ -10,7 +10,7 @@ import numpy as np
 
 from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
+from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
     expect_float, expect_shape, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
     one_array, show, tolerance
 

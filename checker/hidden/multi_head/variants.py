@@ -12,7 +12,7 @@ import numpy as np
 
 from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.scores import variants as scale
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 # --- the right layout, and what the catalogued bugs do to it ---------------------------------------

@@ -4,7 +4,7 @@ which channel j turned into and by what angle, so a wrong pairing or table is na
 import numpy as np
 
 from checker.hidden.rope.variants import frequencies
-from checker.testkit import Failure, call_text, close, one_array
+from checker.engine.testkit import Failure, call_text, close, one_array
 
 
 def rope_call(x, positions, base):

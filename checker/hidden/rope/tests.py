@@ -14,7 +14,7 @@ import numpy as np
 from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
 from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right, unmasked
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
+from checker.engine.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
     expect_precision, first_difference, full_transpose_error, full_transpose_failure, one_array, tolerance
 
 API = {"rope": ("x", "positions", "base"), "rope_attention": ("q", "k", "v", "base")}

@@ -10,7 +10,7 @@ import numpy as np
 from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.scores import variants as scale
 from checker.hidden.softmax import variants as softmax_pieces
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 def frequencies(d, base, exponent=None):

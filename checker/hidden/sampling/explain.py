@@ -4,7 +4,7 @@ right one, most probable first, with the sums that decide it."""
 import numpy as np
 
 from checker.hidden.sampling.variants import DISTRIBUTION_VARIANTS, pipeline
-from checker.testkit import Failure, Suspects, close, expect_precision, expect_shape, scale_between, show, \
+from checker.engine.testkit import Failure, Suspects, close, expect_precision, expect_shape, scale_between, show, \
     tolerance
 
 BOUNDARY_GAP = 1e-5  # how far top_p sits from a sum sorted before a token (SPEC promises >= 1e-6)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from checker.worked import reference
+from checker.practice.worked import reference
 
 
 def _ref():

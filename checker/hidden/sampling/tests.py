@@ -11,9 +11,9 @@ import numpy as np
 
 from checker.hidden.sampling.explain import BOUNDARY_GAP, compare, nucleus_logits, rows_apart, unshifted
 from checker.hidden.sampling.variants import SAMPLE_VARIANTS
-from checker.evidence import python_overflow
+from checker.engine.evidence import python_overflow
 from checker.sandbox import LearnerError
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, one_array, \
+from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, changed, close, one_array, \
     show, tolerance
 
 API = {"next_token_probs": ("logits", "temperature", "top_k", "top_p"), "sample_token": ("probs", "u")}

@@ -9,7 +9,7 @@ inside the pipeline, so a softmax mistake keeps its id here.
 import numpy as np
 
 from checker.hidden.softmax import variants as softmax_pieces
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 # --- the right steps, to be swapped one at a time ----------------------------------------------------

@@ -2,7 +2,7 @@
 
 import math
 
-from checker.worked import ORDER_WK, ORDER_WQ, ORDER_X, matmul, reference
+from checker.practice.worked import ORDER_WK, ORDER_WQ, ORDER_X, matmul, reference
 
 
 def score_table_shape(n_q, n_k, d_k):

@@ -7,7 +7,7 @@ full `k.T` run silently, integer inputs whose scores are not whole numbers.
 import numpy as np
 
 from checker.hidden.scores import variants
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, expect_close, expect_float, expect_shape, \
+from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, expect_close, expect_float, expect_shape, \
     expect_unchanged, scale_between, show, variants_in
 
 API = {"attention_scores": ("q", "k")}

@@ -7,7 +7,7 @@ variants from these pieces, so a scale bug keeps its id wherever scores are scal
 
 import numpy as np
 
-from checker.testkit import variant, variants_in
+from checker.engine.testkit import variant, variants_in
 
 
 def right_divisor(d_head, n_q, n_k):

@@ -1,6 +1,6 @@
 """The answers of kata 02's quiz questions, computed from their drawn values (prompts.yaml names them)."""
 
-from checker.worked import ABC, matmul, reference
+from checker.practice.worked import ABC, matmul, reference
 
 
 def uniform_weight(n):

@@ -8,10 +8,10 @@ missing keepdims broadcasts without error).
 import numpy as np
 
 from checker.sandbox import LearnerError
-from checker.evidence import python_overflow
-from checker.testkit import weight
+from checker.engine.evidence import python_overflow
+from checker.engine.testkit import weight
 from checker.hidden.softmax import variants
-from checker.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_float, \
+from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_float, \
     expect_unchanged, show, tolerance, variants_in
 
 API = {"softmax": ("x", "axis")}

@@ -6,7 +6,7 @@ pieces (`stable`, `no_shift`), so a softmax bug keeps its id wherever a softmax 
 
 import numpy as np
 
-from checker.testkit import variant
+from checker.engine.testkit import variant
 
 
 def _normalise(e, axis):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from checker.catalog import ROOT, all_katas
-from checker.quiz import QuizError, parse_questions
+from checker.engine.catalog import ROOT, all_katas
+from checker.engine.questions import QuizError, parse_questions
 
 PROMPTS = ROOT / "prompts.yaml"
 FORMAT_VERSION = 1
@@ -25,7 +25,7 @@ class KataPrompts:
     brief: str
     hints: tuple[str, ...]
     fixes: dict  # bug id -> one-line fix
-    questions: tuple = ()  # quiz.Question
+    questions: tuple = ()  # questions.Question
 
 
 @lru_cache(maxsize=None)

@@ -7,7 +7,7 @@ import math
 
 import click
 
-from checker.render import duration
+from checker.present.render import duration
 
 
 def mock_markdown(report):

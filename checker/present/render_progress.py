@@ -5,8 +5,8 @@ Like render.py, everything here formats what it is given; nothing here decides a
 
 import click
 
-from checker import layout
-from checker.render import duration, styled_status
+from checker.present import layout
+from checker.present.render import duration, styled_status
 
 
 def list_text(rows, plan=None):

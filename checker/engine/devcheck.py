@@ -11,9 +11,9 @@ import ast
 import doctest
 from dataclasses import dataclass, field
 
-from checker import catalog, prompts
-from checker.runner import hidden_tests
-from checker.testkit import variants_in
+from checker.engine import catalog, prompts
+from checker.engine.runner import hidden_tests
+from checker.engine.testkit import variants_in
 
 MIN_HINTS = 3  # as prompts.yaml's validation requires
 MIN_CORRECT = 3  # correct variants: different honest ways to write the kata, each must pass

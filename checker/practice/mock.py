@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from checker import progress, watch
+from checker.practice import progress, watch
 
 FORMAT_VERSION = 1
 QUESTIONS = 3
@@ -68,8 +68,8 @@ def fresh_copy(kata, workspace, folder="mock"):
     """The mock's own file, .kata/mock/NN_slug.py, holding the shipped stub as an interviewer hands it out
     (stubs.interview: the contract, without the TODO steps and the notes on traps); the learner's file is
     left alone. `folder`: another folder of .kata/ (`kata review` keeps its own)."""
-    from checker import stubs
-    from checker.workspace import pristine_stub
+    from checker.engine import stubs
+    from checker.engine.workspace import pristine_stub
 
     path = Path(workspace) / ".kata" / folder / kata.filename
     stub = pristine_stub(kata)
@@ -105,7 +105,7 @@ class Session:
         check(path) -> Result, show(result) draws the screen, ask(asked) puts the drawn questions
         (quiz.run). Returns the status; KeyboardInterrupt anywhere ends the session as "stopped".
         """
-        from checker import quiz
+        from checker.practice import quiz
 
         def on_change(path):
             result = check(path)
@@ -125,7 +125,7 @@ class Session:
             return STOPPED
 
     def report(self, status, hints_used):
-        from checker.quiz import expected_text
+        from checker.practice.quiz import expected_text
 
         answers = [QuizAnswer(a.question.id, a.prompt, expected_text(a), a.given, a.correct) for a in self.asked]
         return MockReport(self.kata.id, self.kata.slug, self.seed, self.minutes, _iso(self.started_wall),

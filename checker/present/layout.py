@@ -1,10 +1,12 @@
 """Fitting text to the terminal: its width, the display width of a string, prose wrapped at words.
 
-Piped output (a file, `less`, a test) has no width: nothing is wrapped, so `--json` and scripts read
-the same lines at any size. Widths count what the terminal shows: colour codes count 0, East Asian
+Piped output (a file, `less`, a test) has no width: nothing is wrapped, so scripts read the same lines at
+any size, unless the user set `COLUMNS` (the width asked for, as GNU tools and `shutil.get_terminal_size` read it).
+`--json` is never wrapped. Widths count what the terminal shows: colour codes count 0, East Asian
 wide characters 2 and combining marks 0.
 """
 
+import os
 import re
 import shutil
 import sys
@@ -15,7 +17,11 @@ NARROWEST = 40  # below this, wrapping would only make things worse: lines are l
 
 
 def terminal_width(stream=None):
-    """The columns of the terminal that `stream` (stdout) writes to, or None when it is not a terminal."""
+    """The width to fit: an explicit `COLUMNS`, else the columns of the terminal that `stream` (stdout) writes
+    to, or None when it is not a terminal."""
+    asked = os.environ.get("COLUMNS", "").strip()
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
     stream = stream or sys.stdout
     try:
         if not stream.isatty():

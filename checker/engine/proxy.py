@@ -13,7 +13,7 @@ class SandboxSession:
         self.failure = failure  # the exception a failed hidden test raises (the test kit's, handed in)
         self.author = "your"  # whose code a message speaks of: "the candidate's" in grading
         self.nonfinite_calls = []  # (call text, (name, args, kwargs, target)) of this test's NaN/inf results
-        self.calls = []  # this test's calls, in order (Call), for a repro of its failure (see checker/repro.py)
+        self.calls = []  # this test's calls, in order (Call), for a repro of its failure (see checker/practice/repro.py)
 
     def trace_nonfinite(self, message=""):
         """Where in the learner's file the failing call's result got its first NaN or inf, or None.

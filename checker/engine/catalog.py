@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent  # the project: katas/, solutions/, prompts.yaml
+ROOT = Path(__file__).resolve().parents[2]  # the project: katas/, solutions/, prompts.yaml
 MANIFEST = "kata-pack.json"  # in a candidate's workspace: the katas and seed `kata pack` issued
 ROSTER = "kata-roster.jsonl"  # beside the packs, on the hiring team's side: never inside a pack
 HIDDEN = ROOT / "checker" / "hidden"  # one folder per kata

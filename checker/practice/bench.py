@@ -9,8 +9,8 @@ they never compete for the CPU), with one BLAS thread each, and is timed inside 
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker import catalog
-from checker.runner import DEFAULT_SEED
+from checker.engine import catalog
+from checker.engine.runner import DEFAULT_SEED
 from checker.sandbox import LearnerError, Limits, Sandbox, SandboxError
 
 SIZES = (128, 256, 512, 1024, 2048)
@@ -70,7 +70,7 @@ def run(kata, path, sizes=SIZES, rounds=ROUNDS, progress=None):
     rounds' spread reported. `progress(text)` is told what runs, as it starts."""
     import numpy as np
 
-    from checker.runner import display_path
+    from checker.engine.runner import display_path
 
     if kata.slug != BENCHED:
         raise BenchError(f"kata bench times kata 05 ({BENCHED}) only, not {kata}")

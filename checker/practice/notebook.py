@@ -13,8 +13,8 @@ the same text as a plain fallback for consoles. Progress is recorded as `kata ch
 
 import shlex
 
-from checker import escape
-from checker.results import Status
+from checker.present import escape
+from checker.engine.results import Status
 
 _COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#cf222e",
             Status.TIMEOUT: "#9a6700", Status.NOT_STARTED: "#57606a"}
@@ -38,7 +38,7 @@ def kata_magic(line, cell):
 
 
 def _arguments(line):
-    from checker import catalog
+    from checker.engine import catalog
     from checker.sandbox import DEFAULT_SECONDS
 
     words = shlex.split(line)
@@ -60,27 +60,31 @@ def _arguments(line):
 
 def check_cell(kata, cell, seconds):
     """Check the cell's text as `kata`'s file; the verdict to display, with the check recorded as progress."""
-    from checker import catalog
-    from checker.cli.common import kata_prompts, learner_seed, load_progress, save
-    from checker.runner import check
+    from checker.engine import catalog, prompts as kata_prompts
+    from checker.engine.runner import DEFAULT_SEED, check
+    from checker.practice import progress
     from checker.sandbox import Limits
 
     workspace = catalog.find_workspace()
+    record = progress.load(workspace)
+    seed = record.of(kata.id).seed
     result = check(kata, f"cell-{kata.filename}", Limits(seconds=seconds),
-                   learner_seed(workspace, kata), source=cell.encode("utf-8"))
-    record = load_progress(workspace)
+                   DEFAULT_SEED if seed is None else seed, source=cell.encode("utf-8"))
     record.record_check(result.kata, result.status.value, result.bugs, digest=None)
-    save(record)
-    prompts = None if result.status == Status.PASSED else kata_prompts(kata)
+    try:
+        record.save()
+    except OSError:
+        pass  # progress is a help: a read-only workspace still gets its verdict
+    prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata)
     return Verdict(result, prompts, repro=_repro(kata, result, cell, workspace))
 
 
 def _repro(kata, result, cell, workspace):
-    """The first failure as a runnable snippet (checker/repro.py), on a copy of the cell kept in
+    """The first failure as a runnable snippet (checker/practice/repro.py), on a copy of the cell kept in
     .kata/notebook/, or None. Running it is the learner's choice: it runs the cell's code where it is run."""
     from pathlib import Path
 
-    from checker import repro
+    from checker.practice import repro
 
     failed = next((test for test in result.ranked_failures if test.calls), None)
     if failed is None:
@@ -109,7 +113,7 @@ class Verdict:
             return self.error
         import click
 
-        from checker import render
+        from checker.present import render
 
         return click.unstyle(render.check_text(self.result, self.prompts, command="%%kata"))
 
@@ -159,7 +163,7 @@ def _failure_html(test, prompts):
 def grid_html(grid):
     """The learner's weights and the expected ones as two HTML tables (cells that differ in red), or "" when
     the terminal's picture would not be drawn either."""
-    from checker.render import grid_cells
+    from checker.present.render import grid_cells
 
     drawn = grid_cells(grid)
     if drawn is None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker.evidence import symptom_only
+from checker.engine.evidence import symptom_only
 
 
 class Failure(Exception):

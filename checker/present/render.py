@@ -4,8 +4,8 @@ import os
 
 import click
 
-from checker import escape, layout
-from checker.results import Status
+from checker.present import escape, layout
+from checker.engine.results import Status
 
 SHOWN_FAILURES = 4  # the rest are one `--json` away
 STATUS_COLOUR = {Status.PASSED: "green", Status.FAILED: "red", Status.NOT_STARTED: "yellow", Status.ERROR: "red",

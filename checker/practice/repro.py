@@ -41,7 +41,7 @@ def needed(calls, failing):
 
 
 def _handles(value):
-    from checker.proxy import LearnerObject
+    from checker.engine.proxy import LearnerObject
 
     if isinstance(value, LearnerObject):
         yield value._handle.id
@@ -169,7 +169,7 @@ class _Writer:
     def literal(self, value):
         import numpy as np
 
-        from checker.proxy import LearnerObject
+        from checker.engine.proxy import LearnerObject
 
         if isinstance(value, LearnerObject):
             return f"obj{value._handle.id}"
@@ -201,7 +201,7 @@ def write(repro, path):
     """The snippet at `path` and its arrays beside it (`path` with .npz); the paths written."""
     import numpy as np
 
-    from checker.progress import atomic_write
+    from checker.practice.progress import atomic_write
 
     path = Path(path)
     atomic_write(path, repro.code)

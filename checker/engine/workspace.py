@@ -4,7 +4,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from checker.catalog import learner_file
+from checker.engine.catalog import learner_file
 
 
 class ResetError(Exception):

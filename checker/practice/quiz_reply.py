@@ -10,9 +10,8 @@ import math
 import operator
 import re
 
-# A byte unit and its size in bytes: SI units are powers of 1000, IEC units powers of 1024.
-BYTE_UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-              "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+from checker.engine.questions import BYTE_UNITS, words  # noqa: F401  (quiz.py reads them here)
+
 _SEPARATED = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")  # 2,359,296 or 1,000,000.5
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.Pow: operator.pow}
@@ -230,11 +229,6 @@ def _walk(node):
 _LETTER = re.compile(r"^[(\[]?\s*(?:(?:option|answer|choice)\s+)?([a-z])(?:\s*[)\].:]\s*|\s+|$)(.*)$")
 _LITTLE_WORDS = {"a", "an", "the", "of", "to", "it", "its", "is", "in", "on", "and", "or", "by", "for", "with", "as",
                  "at", "x"}
-
-
-def words(text):
-    """Text as its lower-case words and numbers: punctuation and case are ignored."""
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def choice(reply, choices):

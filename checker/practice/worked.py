@@ -5,7 +5,7 @@ Their numbers are never typed into an answer: each quiz function runs a referenc
 
 import numpy as np
 
-from checker import catalog
+from checker.engine import catalog
 
 ABC = [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]  # tokens A, B, C
 ORDER_X = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]  # "order", "4471", "shipped"

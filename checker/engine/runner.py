@@ -8,8 +8,8 @@ import time
 import zlib
 from pathlib import Path
 
-from checker.proxy import Learner, SandboxSession
-from checker.results import Result, Status, TestOutcome, overall_status
+from checker.engine.proxy import Learner, SandboxSession
+from checker.engine.results import Result, Status, TestOutcome, overall_status
 from checker.sandbox import OUTPUT_LIMIT, Died, LearnerError, Limits, Sandbox, SandboxError, Timeout
 
 DEFAULT_SEED = 2017  # "Attention Is All You Need"
@@ -44,17 +44,10 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"
     result = Result(kata.id, kata.slug, file, overall_status(outcomes), outcomes, time.monotonic() - started, output,
                     frontend=boxes[0].frontend.removesuffix("-missing"))
     if result.status == Status.NOT_STARTED:
-        from checker import stubs
+        from checker.engine import stubs
 
-        result.unreachable = stubs.unreachable(source if source is not None else _read(path))
+        result.unreachable = stubs.unreachable(boxes[0].source)  # the bytes the sandbox read once, never again
     return result
-
-
-def _read(path):
-    try:
-        return Path(path).read_bytes()
-    except OSError:
-        return b""
 
 
 def _as_the_learner_sees_it(output, sandbox, path, file):
@@ -89,7 +82,7 @@ def _run_all(kata, boxes, seed, file, author="your"):
     changed = signature_problem(hidden.API, sandbox.signatures)
     if changed:
         return [TestOutcome("signature", Status.ERROR, message=changed)]
-    from checker.testkit import Failure, call_text  # imports NumPy, as above
+    from checker.engine.testkit import Failure, call_text  # imports NumPy, as above
 
     session = SandboxSession(sandbox, file, call_text, Failure)
     session.author = author
@@ -152,7 +145,7 @@ def run_test(test, name, fixtures, session):
 def _outcome(test, name, fixtures, session, wanted):
     import numpy as np  # loaded by _run_all by now; the module itself does not import NumPy
 
-    from checker.testkit import Failure  # imports NumPy, as above
+    from checker.engine.testkit import Failure  # imports NumPy, as above
     try:
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
@@ -240,7 +233,7 @@ def _add_trace(outcome, session, message=""):
     if trace:
         line, _, code = trace["frames"][-1]
         outcome.message += f"; the first NaN/inf came from {session.file}:{line} {code}  -> {trace['message']}"
-        from checker.evidence import trace_contradicts
+        from checker.engine.evidence import trace_contradicts
 
         if outcome.bug and trace_contradicts(outcome.bug, code, trace["message"]):
             outcome.message += f" (which is not how {outcome.bug} makes its NaN: no bug is named from this check)"

@@ -1,6 +1,6 @@
 """The part of `kata bench` that runs in the sandbox's child: it loads a kata file there and times it there.
 
-Loaded by `checker.bench` as the sandbox's file, never imported by the checker. Timing inside the child
+Loaded by `checker.practice.bench` as the sandbox's file, never imported by the checker. Timing inside the child
 leaves the round trip to the parent (sending the weights, the arrays back) out of every number.
 It needs nothing but the standard library and NumPy.
 """
