@@ -18,9 +18,9 @@ from a warm zygote instead (`warm.py`, `zygote.py`): the same walls, without the
 
 from checker.sandbox.box import CHILD, Sandbox
 from checker.sandbox.errors import (CHILD_ENV, CPU_GRACE_SECONDS, DEFAULT_SECONDS, DISK_BYTES, OUTPUT_LIMIT, Died,
-                                    HostError, LearnerError, Limits, SandboxError, Timeout, Unisolated)
+                                    FigureUnreadable, HostError, LearnerError, Limits, SandboxError, Timeout, Unisolated)
 from checker.sandbox.files import MAX_FILE_BYTES, read_learner_file
 
 __all__ = ["CHILD", "CHILD_ENV", "CPU_GRACE_SECONDS", "DEFAULT_SECONDS", "DISK_BYTES", "MAX_FILE_BYTES", "OUTPUT_LIMIT",
-           "Died", "HostError", "LearnerError", "Limits", "Sandbox", "SandboxError", "Timeout", "Unisolated",
+           "Died", "FigureUnreadable", "HostError", "LearnerError", "Limits", "Sandbox", "SandboxError", "Timeout", "Unisolated",
            "read_learner_file"]

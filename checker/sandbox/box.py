@@ -10,9 +10,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, HostError, LearnerError, Limits, SandboxError, Timeout,
-                                    Unisolated)
-from checker.sandbox.figures import _cpu_seconds, _status_bytes
+from checker.sandbox import figures as kernel
+from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, FigureUnreadable, HostError, LearnerError, Limits,
+                                    SandboxError, Timeout, Unisolated)
 from checker.sandbox.files import _frontend, _output_file, read_learner_file
 
 CHILD = Path(__file__).with_name("child.py")
@@ -139,26 +139,32 @@ class Sandbox:
 
     def measure(self, name, args=(), kwargs=None, target=None):
         """Call, and return (result, figures) read by this process from the kernel's accounting of the child,
-        out of the learner's reach: {"cpu_seconds": the CPU time the child's process (all its threads) used
-        during the call, "peak_bytes": the most resident memory it ever held, up to the call's end, beyond
-        what it held at hello, before any learner code ran}. The peak never falls, so a check on it runs
-        first in its child (`testkit.measured`); no resident page can be dropped nor any byte kept outside
-        resident memory but in the bounded tmpfs (`isolation.py`). Where the kernel gives no such figures
-        (not Linux) they are the child's own, as the isolation report's missing walls say."""
+        out of the learner's reach (`figures.py`): {"cpu_seconds": the CPU time of the child's whole thread group
+        during the call (threads that exited included), "peak_bytes": the most resident memory it ever held, up to
+        the call's end, beyond what it held at hello, before any learner code ran}. The peak never falls, so a check
+        on it runs first in its child (`testkit.measured`); no resident page can be dropped nor any byte kept
+        outside resident memory but in the bounded tmpfs (`isolation.py`). A figure the kernel does not give on
+        Linux is `FigureUnreadable`, never the child's word; elsewhere (not Linux) the figures are the child's
+        own, as the isolation report's missing walls say."""
         if self._isolation is None:
             self._hello()
-        before = _cpu_seconds(self.process.pid)
+        pid = self.process.pid
+        before = kernel.cpu_seconds(pid)
         request, blobs = self._call_request("call", name, args, kwargs, target)
-        request["measured"] = before is None
+        request["measured"] = sys.platform != "linux"
         reply, reply_blobs = self._ask(request, blobs)
-        after, peak = _cpu_seconds(self.process.pid), _status_bytes(self.process.pid, "VmHWM")
+        after, peak = kernel.cpu_seconds(pid), kernel.status_bytes(pid, "VmHWM")
         try:
             result = self._codec().decode(reply["ok"], reply_blobs)
-            if before is None or after is None or peak is None or self._baseline is None:
+            if request["measured"]:
                 return result, {"cpu_seconds": float(reply["figures"]["cpu_seconds"]),
                                 "peak_bytes": int(reply["figures"]["peak_bytes"])}
         except (ValueError, TypeError, KeyError, AttributeError, EOFError):
             raise self._garbage() from None
+        if None in (before, after, peak, self._baseline):
+            self.close()
+            raise FigureUnreadable("the kernel's account of the learner's process could not be read (its CPU clock "
+                                   "or its peak memory): no cost figure is taken from the process itself")
         return result, {"cpu_seconds": after - before, "peak_bytes": max(peak - self._baseline, 0)}
 
     def trace(self, name, args=(), kwargs=None, target=None):
@@ -232,7 +238,7 @@ class Sandbox:
             applied, missing = [str(wall) for wall in hello["applied"]], {str(k): str(v) for k, v in hello["missing"].items()}
         except (ValueError, TypeError, KeyError, AttributeError):
             raise self._garbage() from None
-        self._baseline = _status_bytes(self.process.pid, "VmHWM")  # the child waits for its files: no learner code yet
+        self._baseline = self._peak_baseline()  # the child waits for its files: no learner code yet
         level = "full" if set(wire.FULL_ISOLATION) <= set(applied) else "reduced"
         self._isolation = {"applied": applied, "missing": missing, "level": level}
         if self.limits.strict and level != "full":
@@ -241,6 +247,14 @@ class Sandbox:
                 f"{wall}: {why}" for wall, why in missing.items()) + "): it was not run")
         files = list(self._files.values())
         self._send({"op": "files", "paths": [str(copy) for copy, _ in files]}, [data for _, data in files])
+
+    def _peak_baseline(self):
+        """What the child holds at hello, its peak reset to it (nothing held and freed before is headroom): its
+        peak after the reset, or where the kernel refuses the reset, what it holds now (the stricter figure)."""
+        pid = self.process.pid
+        if kernel.reset_peak(pid):
+            return kernel.status_bytes(pid, "VmHWM")
+        return kernel.status_bytes(pid, "VmRSS")
 
     def _send(self, request, blobs=()):
         if self._exited():
@@ -343,7 +357,7 @@ class Sandbox:
         while not self._exited() and time.monotonic() < end:
             time.sleep(0.01)
         if isinstance(self.process, subprocess.Popen) and self.process.returncode is None:
-            cpu = _cpu_seconds(self.process.pid)  # the zombie's, before it is reaped
+            cpu = kernel.cpu_seconds(self.process.pid)  # the zombie's, before it is reaped
         try:
             code = self.process.wait(timeout=0.1)
         except subprocess.TimeoutExpired:

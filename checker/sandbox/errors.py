@@ -41,6 +41,10 @@ class Died(SandboxError):
     pass
 
 
+class FigureUnreadable(Died):
+    """The kernel's figure for a cost check could not be read: the check fails closed, never on the child's word."""
+
+
 class HostError(Exception):
     """The checker's own machine failed (its disk is full): no learner's doing, so never a learner's failure."""
 
