@@ -630,8 +630,7 @@ def test_a_full_disk_is_the_batchs_error_never_a_candidates(batch, monkeypatch):
     that said; no candidate gets an error row for it."""
     import errno
 
-    from checker import sandbox
-    from checker.sandbox import wire
+    from checker.sandbox import box, wire
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -639,7 +638,7 @@ def test_a_full_disk_is_the_batchs_error_never_a_candidates(batch, monkeypatch):
     from checker.hiring import grade as grading
 
     monkeypatch.chdir(batch["here"])
-    monkeypatch.setattr(sandbox, "_output_file", full)  # the grade workers are forked: they inherit it
+    monkeypatch.setattr(box, "_output_file", full)  # the grade workers are forked: they inherit it
     probe = grading.probe_isolation
     for probed in (probe, lambda limits: {"applied": list(wire.FULL_ISOLATION), "missing": {}, "level": "full"}):
         monkeypatch.setattr(grading, "probe_isolation", probed)  # the grader's own probe fails first, else a worker

@@ -10,10 +10,11 @@ Applied by the child to itself, in two steps, before any learner code runs:
 2. `restrict(read, write)`, once NumPy is loaded: `no_new_privs`; Landlock (ABI 1-7) that allows reading
    only beneath `read`, writing only beneath `write`, no TCP bind or connect, and no signal or abstract
    UNIX socket reaching a process outside the sandbox (so not /proc, not the grader, not other files);
-   a seccomp filter that refuses new processes (threads are fine), sockets, io_uring, namespaces,
-   ptrace and mounts, and every place to keep bytes outside the process's resident memory but its bounded
-   tmpfs (pipes, memfds, message queues, keys) or to drop resident pages (madvise): the peak memory the
-   parent reads from the kernel (`VmHWM`) is then all the memory the learner's code held. With no child
+   a seccomp filter that allows only the system calls of `syscalls.py` (an allow-list: threads but no new
+   process, no socket, io_uring, namespace, ptrace or mount, and no place to keep bytes outside the process's
+   resident memory but its bounded tmpfs: no System V or POSIX shared memory, memfd or memfd_secret, pipe,
+   message queue or key, no madvise or mlock): the peak memory the parent reads from the kernel (`VmHWM`) is
+   then all the memory the learner's code held. With no child
    process possible, the per-process limits hold for everything the learner's code runs, and killing the
    process ends all of it.
 
@@ -28,6 +29,11 @@ import platform
 import stat
 import struct
 import sys
+
+if __package__:  # the parent (its tests) imports this module from its package; the child, from beside it
+    from checker.sandbox import syscalls
+else:
+    import syscalls
 
 FULL = ("user-namespace", "network-namespace", "private-tmpfs", "no-new-privs", "landlock-fs", "landlock-net",
         "landlock-scope", "seccomp")
@@ -174,21 +180,12 @@ def _allow(libc, ruleset, path, rights):
 
 # --- seccomp ---------------------------------------------------------------------------------------
 
-_ARCH = {  # machine -> (AUDIT_ARCH, syscalls refused with EPERM, clone, clone3)
-    "x86_64": (0xC000003E, {"socket": 41, "socketpair": 53, "fork": 57, "vfork": 58, "ptrace": 101, "mount": 165,
-                            "unshare": 272, "setns": 308, "process_vm_readv": 310, "process_vm_writev": 311,
-                            "bpf": 321, "userfaultfd": 323, "perf_event_open": 298, "keyctl": 250,
-                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "madvise": 28,
-                            "process_madvise": 440, "memfd_create": 319, "pipe": 22, "pipe2": 293, "msgget": 68,
-                            "mq_open": 240, "add_key": 248}, 56, 435),
-    "aarch64": (0xC00000B7, {"socket": 198, "socketpair": 199, "ptrace": 117, "mount": 40, "unshare": 97,
-                             "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "bpf": 280,
-                             "userfaultfd": 282, "perf_event_open": 241, "keyctl": 219, "io_uring_setup": 425,
-                             "io_uring_enter": 426, "io_uring_register": 427, "madvise": 233, "process_madvise": 440,
-                             "memfd_create": 279, "pipe2": 59, "msgget": 186, "mq_open": 180, "add_key": 217}, 220, 435),
-}
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _RET_ALLOW, _RET_KILL = 0x7FFF0000, 0x80000000
 _LOAD, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ARG0 = 16  # offset of the low word of the first argument in seccomp_data
+_PR_SET_NAME, _PR_GET_NAME = 15, 16
+_EPERM, _ENOSYS = 1, 38
 
 
 def _errno_ret(number):
@@ -196,19 +193,28 @@ def _errno_ret(number):
 
 
 def seccomp_program(machine=None):
-    """The filter's BPF instructions as (code, jt, jf, k), or None for an architecture it does not know."""
-    known = _ARCH.get(machine or platform.machine())
-    if known is None:
+    """The filter's BPF instructions as (code, jt, jf, k), or None for an architecture it does not know: an
+    allow-list (`syscalls.py`), every other call refused (ENOSYS, or EPERM for those refused by name)."""
+    machine = machine or platform.machine()
+    arch = _AUDIT_ARCH.get(machine)
+    if arch is None:
         return None
-    arch, refused, clone, clone3 = known
+    allowed, refused = dict(syscalls.ALLOWED[machine]), syscalls.REFUSED[machine]
+    clone, clone3, prctl, prlimit = (allowed.pop(name) for name in ("clone", "clone3", "prctl", "prlimit64"))
+    allow, eperm = (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _errno_ret(_EPERM))
     program = [(_LOAD, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LOAD, 0, 0, 0)]
-    if arch == 0xC000003E:  # x32 system calls take another table: refuse them all
+    if arch == _AUDIT_ARCH["x86_64"]:  # x32 system calls take another table: refuse them all
         program += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_KILL)]
+    program += [(_JEQ, 0, 1, clone3), (_RET, 0, 0, _errno_ret(_ENOSYS))]  # the C library falls back to clone
+    program += [(_JEQ, 0, 4, clone), (_LOAD, 0, 0, _ARG0), (_JSET, 1, 0, _CLONE_THREAD), eperm, allow]  # threads only
+    program += [(_JEQ, 0, 5, prctl), (_LOAD, 0, 0, _ARG0), (_JEQ, 2, 0, _PR_SET_NAME), (_JEQ, 1, 0, _PR_GET_NAME),
+                eperm, allow]  # a thread's name, nothing else
+    program += [(_JEQ, 0, 4, prlimit), (_LOAD, 0, 0, _ARG0), (_JEQ, 1, 0, 0), eperm, allow]  # its own limits only
     for number in sorted(refused.values()):
-        program += [(_JEQ, 0, 1, number), (_RET, 0, 0, _errno_ret(1))]  # EPERM
-    program += [(_JEQ, 0, 1, clone3), (_RET, 0, 0, _errno_ret(38))]  # ENOSYS: the C library falls back to clone
-    program += [(_JEQ, 0, 3, clone), (_LOAD, 0, 0, 16), (_JSET, 1, 0, _CLONE_THREAD), (_RET, 0, 0, _errno_ret(1))]
-    program += [(_RET, 0, 0, _RET_ALLOW)]
+        program += [(_JEQ, 0, 1, number), eperm]
+    for number in sorted(allowed.values()):
+        program += [(_JEQ, 0, 1, number), allow]
+    program += [(_RET, 0, 0, _errno_ret(_ENOSYS))]
     return program
 
 

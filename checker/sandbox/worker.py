@@ -240,6 +240,16 @@ def warm_up(bridge=None):
         bridge.warm_up(a)
 
 
+def _trim():
+    """Give the C heap's free memory back to the kernel (glibc), so none of it is resident headroom at hello."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def main(argv, applied=(), missing=None):
     request_fd, reply_fd, path, memory_mb, cpu_seconds, output_bytes, folder, _, mode = argv
     requests = os.fdopen(int(request_fd), "rb")
@@ -251,8 +261,9 @@ def main(argv, applied=(), missing=None):
     _dump_stack_on_signal()
     import isolation
 
+    warm_up(bridge)  # trusted code yet: its one-time allocations, then the free heap given back, before the baseline
+    _trim()
     now_applied, now_missing = isolation.restrict(readable() + tuple(bridge.readable() if bridge else ()), [folder])
-    warm_up(bridge)
     applied, missing = list(applied) + now_applied, {**(missing or {}), **now_missing}
     send(replies, {"applied": applied, "missing": missing})
     if mode == "strict" and not set(FULL_ISOLATION) <= set(applied):
