@@ -34,7 +34,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     runs = parser.parse_args().runs
-    kata = shutil.which("kata") or sys.exit("the `kata` command is not installed: pip install -e .")
+    beside = Path(sys.executable).with_name("kata")  # this environment's own, when its bin/ is not on PATH
+    kata = str(beside) if beside.exists() else shutil.which("kata")
+    kata = kata or sys.exit("the `kata` command is not installed: pip install -e .")
     commands = {
         "baseline: python -c 'import numpy, pytest, click, yaml'":
             [sys.executable, "-c", "import numpy, pytest, click, yaml"],

@@ -122,3 +122,34 @@ def test_greedy_follows_the_rules_literally_and_is_width_one():
         assert all(type(t) is int for t in tokens)
         for penalty in (0.0, 1.0):  # SPEC: width 1 with penalty 0 is greedy (and with any penalty here)
             assert reference().beam_search(**case, beam_width=1, length_penalty=penalty)[0] == tokens, case
+
+
+def test_the_stored_telling_cases_are_current():
+    """`kata check 12` under the default seed reads its telling cases' generator states from stored_cases.py:
+    a check of the reference finds, afresh, exactly the searches and states stored (none missing, none stale)."""
+    from checker.hidden.beam_search import stored, stored_cases
+
+    fresh = stored.found_now()
+    assert fresh, "the check made no search: nothing would be stored"
+    assert fresh == stored_cases.STATES, "stored_cases.py is stale: python -m checker.hidden.beam_search.stored"
+
+
+def test_a_stored_search_draws_the_cases_a_fresh_one_finds():
+    """Read from the file or found now, a search's cases are the same arrays (each drawn again from its state)."""
+    from checker.hidden.beam_search import stored, stored_cases
+
+    search_key = next(iter(stored_cases.STATES))
+    name, args, ranges = eval(search_key)  # noqa: S307 - our own generated file's keys: repr of plain values
+    search = getattr(models, name)
+    read = search(*args, **dict(ranges))
+    search.cache_clear()
+    kept, stored._stored = stored._stored, {}
+    try:
+        computed = search(*args, **dict(ranges))
+    finally:
+        stored._stored = kept
+        search.cache_clear()
+    assert len(read) == len(computed) > 0
+    for one, other in zip(read, computed):
+        assert [k for k, _ in one] == [k for k, _ in other]
+        assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(one, other))

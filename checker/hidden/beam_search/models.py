@@ -8,10 +8,9 @@ decide the same way. Cases that show a bug are found by running the variants: a 
 X's variants answers differently from the right search and from every other bug's variant.
 """
 
-from functools import lru_cache
-
 import numpy as np
 
+from checker.hidden.beam_search import stored
 from checker.hidden.beam_search.variants import BEAM_VARIANTS, GREEDY_VARIANTS, RIVAL_RULES, RIVALS, Rules, encoded, \
     greedy, search
 
@@ -163,20 +162,20 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
     return [run for run, _ in mine]
 
 
-@lru_cache(maxsize=None)
+@stored.search(raw_case)
 def telling_cases(bug, seed, count=2, **ranges):
-    """`count` cases (as tuples of items, so they can be cached) on which bug's variants are told apart, one
-    more when that tells a form of the bug the others did not, as far as DRAWS draws go; at least one (drawn
-    on from seed 0 if need be, so the test can always fail)."""
+    """`count` cases on which bug's variants are told apart, one more when that tells a form of the bug the
+    others did not, as far as DRAWS draws go; at least one (drawn on from seed 0 if need be, so the test can
+    always fail). Found here as generator states (see stored.search)."""
     forms = {run for run in BEAM_VARIANTS if run.variant_of == bug}
     found, told = [], set()
     for stream, draws in ((seed, DRAWS), (0, 40 * DRAWS)):
         rng = np.random.default_rng([stream, sum(map(ord, bug))])
         for _ in range(draws):
-            case = raw_case(rng, **ranges)
+            state, case = stored.state_of(rng), raw_case(rng, **ranges)
             shown = set(tells(case, bug))
             if (shown - told or (shown and len(found) < count)) and steady(case, ranges):
-                found.append(tuple(case.items()))
+                found.append(state)
                 told |= shown
             if found and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
                 return tuple(found)
@@ -190,7 +189,7 @@ def differs(case, rules):
     return not agree(encoded(*search(**case, rules=rules)[:2]), encoded(*search(**case)[:2]))
 
 
-@lru_cache(maxsize=None)
+@stored.search(raw_case)
 def cases_showing(name, seed, count=2, **ranges):
     """Random cases on which the search with the rival rules `name` answers differently from the right one
     (with "a+b", each of the rivals a and b does): up to `count` within RIVAL_DRAWS draws of the seed's own, and
@@ -200,9 +199,9 @@ def cases_showing(name, seed, count=2, **ranges):
     for stream, draws in ((seed, RIVAL_DRAWS), (0, 20 * RIVAL_DRAWS)):
         rng = np.random.default_rng([stream, sum(map(ord, name))])
         for _ in range(draws):
-            case = raw_case(rng, **ranges)
+            state, case = stored.state_of(rng), raw_case(rng, **ranges)
             if all(differs(case, r) for r in rules) and steady(case, ranges):
-                found.append(tuple(case.items()))
+                found.append(state)
                 if len(found) == count or stream == 0:
                     return tuple(found)
         if found:
@@ -210,7 +209,17 @@ def cases_showing(name, seed, count=2, **ranges):
     raise RuntimeError(f"no draw shows {name}")
 
 
-@lru_cache(maxsize=None)
+def tie_case(rng):
+    """A greedy case on a permuted model (ties everywhere)."""
+    v = int(rng.integers(4, 7))
+    eos = int(rng.integers(v))
+    model = permuted_model(rng, v, eos)
+    model.flags.writeable = False
+    return {"logprobs": model, "prompt": [int(t) for t in rng.integers(v, size=2)],
+            "max_new": int(rng.integers(2, 5)), "eos": eos}
+
+
+@stored.search(tie_case)
 def greedy_tie_cases(seed, count=1):
     """Greedy cases on permuted models where a tie between the best tokens of a row decides: greedy taking the
     highest id of equal maxima answers differently. Up to `count` within RIVAL_DRAWS draws, at least one."""
@@ -218,14 +227,9 @@ def greedy_tie_cases(seed, count=1):
     for stream, draws in ((seed, RIVAL_DRAWS), (0, 20 * RIVAL_DRAWS)):
         rng = np.random.default_rng([stream, 7])
         for _ in range(draws):
-            v = int(rng.integers(4, 7))
-            eos = int(rng.integers(v))
-            model = permuted_model(rng, v, eos)
-            model.flags.writeable = False
-            case = {"logprobs": model, "prompt": [int(t) for t in rng.integers(v, size=2)],
-                    "max_new": int(rng.integers(2, 5)), "eos": eos}
+            state, case = stored.state_of(rng), tie_case(rng)
             if greedy(**case) != greedy(**case, highest=True):
-                found.append(tuple(case.items()))
+                found.append(state)
                 if len(found) == count or stream == 0:
                     return tuple(found)
         if found:
@@ -233,7 +237,7 @@ def greedy_tie_cases(seed, count=1):
     raise RuntimeError("no draw shows a greedy tie")
 
 
-@lru_cache(maxsize=None)
+@stored.search(draw_greedy_case)
 def greedy_telling_cases(bug, seed, count=2):
     """Greedy cases on which the bug's variant answers differently from greedy and from the other bug's: up to
     `count` within DRAWS draws, and at least one (drawn on from seed 0 if need be)."""
@@ -241,9 +245,9 @@ def greedy_telling_cases(bug, seed, count=2):
     for stream, draws in ((seed, DRAWS), (0, 40 * DRAWS)):
         rng = np.random.default_rng([stream, sum(map(ord, bug))])
         for _ in range(draws):
-            case = draw_greedy_case(rng)
+            state, case = stored.state_of(rng), draw_greedy_case(rng)
             if tells(case, bug, GREEDY_VARIANTS, encoded(greedy(**case)), rivals=()):
-                found.append(tuple(case.items()))
+                found.append(state)
                 if len(found) == count or stream == 0:
                     return tuple(found)
         if found:
