@@ -85,9 +85,10 @@ def examine():
     report.error = found.get("error", "")
     applied, missing = set(found.get("applied", ())), found.get("missing", {})
     if not report.error:
-        report.walls = [Wall(name, data["walls"][name]["what"], name in applied and name not in missing,
+        walls = data["walls"]
+        report.walls = [Wall(name, walls[name]["what"], name in applied and name not in missing,
                              str(missing.get(name, "" if name in applied else "not reported")),
-                             data["walls"][name]["fix"]) for name in wire.FULL_ISOLATION]
+                             walls[walls[name].get("fix_of", name)]["fix"]) for name in wire.FULL_ISOLATION]
     report.landlock_abi = landlock_abi()
     from checker.sandbox import Limits
 

@@ -31,22 +31,20 @@ def doctor_text(report):
     extras = "; ".join(f"{extra.what}: {extra.version}" if extra.version else f"{extra.what}: no ({extra.fix})"
                        for extra in report.extras)
     lines += _wrapped(f"Extras: {extras}", hang="  ")
-    lines.append("")
     lines += _wrapped("Practice (kata check, watch, mock, quiz): works" +
                       ("" if report.walls and report.missing == [] else ", with the walls above"), hang="  ")
     if report.grading:
         lines.append("Grading (kata grade): runs, every wall standing")
     else:
         missing = ", ".join(wall.name for wall in report.missing) or "no sandbox"
-        lines += _wrapped(f"Grading (kata grade): REFUSED without --insecure (missing: {missing}); with "
-                          "--insecure the report says grades could be forged", hang="  ")
+        lines += _wrapped(f"Grading (kata grade): REFUSED without --insecure (missing: {missing})", hang="  ")
     if report.not_linux:
         lines += _wrapped(report.not_linux, hang="  ")
     fixes = {}
     for wall in report.missing:
         fixes.setdefault(wall.fix, []).append(wall.name)
     if fixes and report.linux:
-        lines += ["", "To fix:"]
+        lines.append("To fix:")
         for fix, names in fixes.items():
             lines += _wrapped(f"{', '.join(names)}: {fix}", indent="  ", hang="  ")
     return "\n".join(lines)
