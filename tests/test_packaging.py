@@ -144,3 +144,13 @@ def test_doctor_on_this_machine_uses_the_sandboxes_own_report():
     report, found = doctor.examine(), probe_isolation(Limits())
     assert {wall.name for wall in report.walls if wall.stands} == set(found["applied"]) - set(found["missing"])
     assert report.grading == (found["level"] == "full")
+
+
+def test_the_notebook_magic_outside_a_workspace(installed, monkeypatch):
+    pytest.importorskip("IPython")
+    from checker import notebook
+
+    shown = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    notebook.kata_magic("02", "x = 1")
+    assert "`kata init` makes one" in repr(shown[0]) and len(repr(shown[0]).splitlines()) == 1
