@@ -8,7 +8,6 @@ files that prove the tests: `zoo/<bug-id>[--form].py`, `correct/*.py`, `uncatalo
 """
 
 import importlib
-import importlib.resources
 import importlib.util
 import re
 from dataclasses import dataclass
@@ -19,9 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent  # a checkout: katas/, solutions/,
 
 def _data():
     """Where solutions/ and prompts.yaml are read: the wheel's copy (`checker/_data/`, made by setup.py at
-    build time), else the checkout's top level (an editable install)."""
-    packaged = importlib.resources.files("checker").joinpath("_data")
-    return Path(str(packaged)) if packaged.is_dir() else ROOT
+    build time), else the checkout's top level (an editable install). The package's own folder is what
+    importlib.resources.files("checker") gives for an installed wheel; read as a path here, since importing
+    importlib.resources would cost `kata check` 7 ms at start-up, and a reference must be a file anyway (the
+    parent imports it by path: `load_module`)."""
+    packaged = Path(__file__).resolve().parent / "_data"
+    return packaged if packaged.is_dir() else ROOT
 
 
 DATA = _data()
