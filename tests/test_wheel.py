@@ -139,6 +139,20 @@ def test_a_learner_and_a_hiring_team_without_a_checkout(installed):
     assert tree_digest(installed["site"]) == installed["before"]  # nothing written into the installed package
 
 
+def test_a_learners_file_cannot_read_the_installed_reference(installed):
+    """The wheel puts the references in site-packages; the sandbox lets the child read NumPy there, not them."""
+    ws = installed["away"] / "thief"
+    kata(installed, "init", "thief")
+    reference = installed["site"] / "checker" / "_data" / "solutions" / catalog.find("01").filename
+    thief = ws / "katas" / "01_scores.py"
+    thief.write_text(f"from pathlib import Path\nexec(Path({str(reference)!r}).read_text())\n")
+    control = _run([str(installed["site"].parents[2] / "bin" / "python"), str(thief)], ws)  # outside: it reads it
+    assert control.returncode == 0
+    caught = kata(installed, "check", "01", cwd=ws, check=False)
+    assert caught.returncode != 0 and "PASSED" not in caught.stdout and "Permission denied" in caught.stdout, \
+        caught.stdout
+
+
 def _same_pack(wheel_pack, checkout_pack):
     """Byte for byte but the pack's id and seal, which each `kata pack` draws afresh."""
     files = sorted(p.relative_to(wheel_pack) for p in wheel_pack.rglob("*") if p.is_file())
