@@ -19,8 +19,8 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from checker import catalog  # noqa: E402
-from checker.runner import DEFAULT_SEED, check  # noqa: E402
+from checker.engine import catalog  # noqa: E402
+from checker.engine.runner import DEFAULT_SEED, check  # noqa: E402
 from checker.sandbox import Sandbox, warm  # noqa: E402
 
 FIGURES = []  # (function name, figures) of every measured call of the current check

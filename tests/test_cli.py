@@ -32,7 +32,8 @@ def test_version():
 
 
 @pytest.mark.parametrize("command", [[], ["list"], ["check"], ["hint"], ["solution"], ["reset"], ["bench"], ["quiz"],
-                                     ["watch"], ["mock"], ["pack"], ["grade"], ["backups"], ["next"]])
+                                     ["watch"], ["mock"], ["pack"], ["grade"], ["backups"], ["next"],
+                                     ["init"], ["doctor"]])
 def test_short_help_everywhere(command):
     result = run(*command, "-h")
     assert result.exit_code == 0 and "Example:" in result.output
@@ -284,6 +285,7 @@ def test_a_kata_file_may_say_more_than_its_slug(tmp_path, monkeypatch):
         (tmp_path / "checker" / "hidden" / folder).mkdir(parents=True)
         (tmp_path / "checker" / "hidden" / folder / "tests.py").write_text("")
     monkeypatch.setattr(catalog, "ROOT", tmp_path)
+    monkeypatch.setattr(catalog, "DATA", tmp_path)
     monkeypatch.setattr(catalog, "HIDDEN", tmp_path / "checker" / "hidden")
     flash, sampling = catalog.all_katas()
     assert (flash.slug, flash.filename, flash.folder.name) == ("flash", "08_flash_attention.py", "flash")

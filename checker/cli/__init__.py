@@ -4,7 +4,7 @@ Beyond click and the kata catalog, every module is imported inside the commands 
 `kata --help` stays instant and `kata check` starts the learner's process before the parent loads
 NumPy (or renders anything). The commands live by topic:
 learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), review (review),
-hiring (pack, grade), dev (dev check).
+hiring (pack, grade), setup (init, doctor), dev (dev check).
 """
 
 import click
@@ -33,6 +33,6 @@ def cli():
     layout.use(layout.terminal_width())  # text fits the terminal; piped output is left unwrapped
 
 
-from checker.cli import dev, hiring, learn, practice, review  # noqa: E402 - each module adds its commands to `cli`
+from checker.cli import dev, hiring, learn, practice, review, setup  # noqa: E402 - each module adds its commands to `cli`
 
-__all__ = ["cli", "dev", "hiring", "learn", "practice", "review"]
+__all__ = ["cli", "dev", "hiring", "learn", "practice", "review", "setup"]

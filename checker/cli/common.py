@@ -31,6 +31,9 @@ def find_kata(key):
     """A kata by id (`05`), slug (`kv-cache`) or its file's path (`katas/05_kv_cache.py`); a typo is
     answered with the nearest kata."""
     katas = catalog.all_katas()
+    if not katas:
+        raise Problem(f"this kata install holds no katas (no references in {catalog.DATA / 'solutions'}): "
+                      "reinstall it")
     if str(key).endswith(".py") or "/" in str(key):
         named = [kata for kata in katas if kata.filename == Path(key).name]
         if named:
@@ -53,12 +56,17 @@ _WORKSPACE_SAID = []
 
 
 def workspace():
-    """The learner's workspace (see catalog.find_workspace); outside any, says once on stderr which one is used."""
-    here = catalog.find_workspace()
+    """The learner's workspace (see catalog.find_workspace). Outside any, with kata installed from a checkout,
+    says once on stderr that the checkout is used; with kata installed as a package, one line: none here, and
+    `kata init` makes one."""
+    try:
+        here = catalog.find_workspace()
+    except catalog.NoWorkspace as error:
+        raise Problem(str(error)) from None
     if here == catalog.ROOT and not Path.cwd().resolve().is_relative_to(here) and not _WORKSPACE_SAID:
         _WORKSPACE_SAID.append(here)
         click.echo(f"note: no katas/ folder here or above {Path.cwd()}: using the workspace kata is installed in, "
-                   f"{here}", err=True)
+                   f"{here} (`kata init` makes one here)", err=True)
     return here
 
 

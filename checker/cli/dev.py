@@ -7,7 +7,7 @@ import click
 
 from checker.engine import catalog
 from checker.cli import cli
-from checker.cli.common import echo, find_kata
+from checker.cli.common import Problem, echo, find_kata
 
 
 @cli.group()
@@ -43,6 +43,9 @@ def dev_check(kata_key, as_json):
     from checker.engine import devcheck
     from checker.present import render
 
+    if not catalog.is_checkout():
+        raise Problem("kata dev check checks a checkout of kata's repository (katas/, solutions/, checker/): "
+                      f"this kata is installed as a package, in {catalog.ROOT}")
     katas = [find_kata(kata_key)] if kata_key else catalog.all_katas()
     report = devcheck.check(katas)
     if as_json:

@@ -13,7 +13,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]  # the project: katas/, solutions/, prompts.yaml
+ROOT = Path(__file__).resolve().parents[2]  # a checkout: katas/, solutions/, prompts.yaml; else site-packages
+
+
+def _data():
+    """Where solutions/ and prompts.yaml are read: the wheel's copy (`checker/_data/`, made by setup.py at
+    build time), else the checkout's top level (an editable install). The package's own folder is what
+    importlib.resources.files("checker") gives for an installed wheel; read as a path here, since importing
+    importlib.resources would cost `kata check` 7 ms at start-up, and a reference must be a file anyway (the
+    parent imports it by path: `load_module`)."""
+    packaged = Path(__file__).resolve().parents[1] / "_data"
+    return packaged if packaged.is_dir() else ROOT
+
+
+DATA = _data()
 MANIFEST = "kata-pack.json"  # in a candidate's workspace: the katas and seed `kata pack` issued
 ROSTER = "kata-roster.jsonl"  # beside the packs, on the hiring team's side: never inside a pack
 HIDDEN = ROOT / "checker" / "hidden"  # one folder per kata
@@ -45,7 +58,7 @@ class Kata:
 
     @property
     def solution_path(self):
-        return ROOT / "solutions" / self.filename
+        return DATA / "solutions" / self.filename
 
     @property
     def package(self):
@@ -105,7 +118,7 @@ def all_katas():
     """
     folders = {path.name for path in HIDDEN.iterdir() if (path / "tests.py").is_file()}
     katas = []
-    for path in sorted((ROOT / "solutions").glob("*.py")):
+    for path in sorted((DATA / "solutions").glob("*.py")):
         found = _NAME.match(path.name)
         if found:
             number, name = found.groups()
@@ -126,13 +139,25 @@ def find(key):
     raise UnknownKata(f"unknown kata '{key}': choose one of {choices}")
 
 
+class NoWorkspace(LookupError):
+    pass
+
+
+def is_checkout(folder=ROOT):
+    """Whether kata runs from a clone of its repository (an editable install), itself a learner's workspace."""
+    return (folder / "katas").is_dir() and (folder / "solutions").is_dir() and (folder / "checker").is_dir()
+
+
 def find_workspace(start=None):
-    """The learner's workspace: the nearest folder holding `katas/`, from `start` up; else the project."""
+    """The learner's workspace: the nearest folder holding `katas/`, from `start` up; else the checkout kata
+    runs from; else NoWorkspace (an installed kata outside any workspace: `kata init` makes one)."""
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / "katas").is_dir():
             return folder
-    return ROOT
+    if is_checkout():
+        return ROOT
+    raise NoWorkspace(f"no kata workspace here or above {here}: `kata init` makes one (then cd kata-practice)")
 
 
 def learner_file(kata, workspace=None):

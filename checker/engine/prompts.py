@@ -6,10 +6,10 @@ from pathlib import Path
 
 import yaml
 
-from checker.engine.catalog import ROOT, all_katas
+from checker.engine.catalog import DATA, all_katas
 from checker.engine.questions import QuizError, parse_questions
 
-PROMPTS = ROOT / "prompts.yaml"
+PROMPTS = DATA / "prompts.yaml"
 FORMAT_VERSION = 1
 _KATA_KEYS = {"title", "brief", "hints", "bugs", "questions"}
 _MIN_HINTS = 3

@@ -29,9 +29,12 @@ def kata_magic(line, cell):
     """%%kata NN [--timeout SECONDS]: check this cell as kata NN's file (in the sandbox, never in this kernel)."""
     from IPython.display import display
 
+    from checker.engine import catalog
+
     try:
         kata, seconds = _arguments(line)
-    except ValueError as problem:
+        catalog.find_workspace()  # the progress goes in a workspace: outside one, say `kata init` makes one
+    except (ValueError, catalog.NoWorkspace) as problem:
         display(Verdict(None, None, error=str(problem)))
         return
     display(check_cell(kata, cell, seconds))

@@ -75,8 +75,8 @@ def search(draw):
 def found_now():
     """Every search a check of the reference under DEFAULT_SEED makes, computed afresh: key -> states."""
     global _stored
-    from checker import catalog
-    from checker.runner import DEFAULT_SEED, check
+    from checker.engine import catalog
+    from checker.engine.runner import DEFAULT_SEED, check
 
     kata = catalog.find("beam-search")
     kept, _stored = _stored, {}

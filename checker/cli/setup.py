@@ -1,0 +1,56 @@
+"""Commands that set kata up: `kata init` (a workspace) and `kata doctor` (what the machine gives the sandbox)."""
+
+from pathlib import Path
+
+import click
+
+from checker.present import escape
+from checker.cli import cli
+from checker.cli.common import Problem
+
+
+@cli.command()
+@click.argument("folder", metavar="[DIR]", default="kata-practice", type=click.Path(path_type=Path))
+def init(folder):
+    """Make a workspace in DIR (default: ./kata-practice): katas/ with every kata's stub, a README, and .kata/
+    for your progress. On a folder that has katas already, every file of yours is kept and only what is
+    missing is added.
+
+    Example:
+
+    \b
+        kata init
+        cd kata-practice && kata check 01
+    """
+    from checker.practice import scaffold
+
+    try:
+        layout = scaffold.init(folder)
+    except (scaffold.InitError, OSError) as error:
+        raise Problem(f"cannot make a workspace in {folder}: {error}") from None
+    shown = escape.terminal(str(folder))
+    if layout.fresh:
+        click.echo(f"Made a workspace in {shown}: {len(layout.written) - 1} katas in katas/, a README.md, .kata/")
+    else:
+        added = ", ".join(layout.written) or "nothing: it had every file"
+        click.echo(f"{shown} is a workspace already: added {escape.terminal(added)}")
+        if layout.kept:
+            click.echo(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))}); "
+                       "`kata reset ID` restores a kata's stub, keeping a backup")
+    click.echo(f"next: cd {shown} && kata check 01")
+
+
+@cli.command()
+def doctor():
+    """Say what this machine gives the sandbox (user namespaces, Landlock, seccomp, the tmpfs, memory limits),
+    which extras are installed, what `kata grade` refuses without --insecure, and how to fix each gap.
+
+    Example:
+
+    \b
+        kata doctor
+    """
+    from checker.engine import doctor as examination
+    from checker.present.doctor_text import doctor_text
+
+    click.echo(doctor_text(examination.examine()))
