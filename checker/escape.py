@@ -46,6 +46,15 @@ def hidden_characters(text):
     return list(dict.fromkeys(char for char in text if hidden(char)))
 
 
+def cut(text, most):
+    """`text` (a str) kept to its first `most` characters, saying how many were cut: a renderer's cost is
+    bounded by `most`, never by the candidate's bytes."""
+    text = str(text)
+    if len(text) <= most:
+        return text
+    return f"{text[:most]} … ({len(text) - most:,} more characters cut)"
+
+
 def visible(text, newlines=False):
     """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
     text = str(text)
