@@ -45,12 +45,12 @@ def of_flag(flag):
 
 def of_review(reason):
     """The severity of a review reason (review.py)."""
-    if reason.startswith("patches "):
-        return TAMPERING
+    if reason.startswith(("patches ", "a coding cookie", "code below the page's")) or "bidirectional-text" in reason:
+        return TAMPERING  # what the reviewer reads is not what Python runs
     words = reason.split()
     if words[0] == "imports":
         return ESCAPE if words[1].lstrip(".").split(".")[0] in REACHING or words[1].startswith(".") else NOTE
-    return ESCAPE if words[0] in ("calls", "uses") else NOTE
+    return ESCAPE if words[0] in ("calls", "uses", "reaches", "runs", "builds", "holds", "in") else NOTE
 
 
 def refusals(kata):
