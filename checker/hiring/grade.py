@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import catalog
+from checker import catalog, escape
 from checker.catalog import MANIFEST
 from checker.hiring import review, similarity
 from checker.hiring import roster as rostering
@@ -192,6 +192,16 @@ def _ids(katas):
     return ",".join(kata.id for kata in katas) or "none"
 
 
+LINK_CHARS = 100  # of a refused link's target shown: it is the candidate's text, and must not read as rows
+
+
+def _shown(target):
+    """A refused link's target as one short run of text: hidden characters and newlines shown by code
+    point, runs of blanks one space, cut to LINK_CHARS, so it cannot wrap into lines that read as the
+    grader's."""
+    return escape.cut(" ".join(escape.visible(str(target)).split()), LINK_CHARS)
+
+
 def read_kata_file(folder, kata):
     """(bytes, sha256, "") of the kata's file, or (None, None, why) for one that must not be graded: a link
     leaving the workspace, not a regular file (a FIFO would hang the reader), too large, missing."""
@@ -203,7 +213,7 @@ def read_kata_file(folder, kata):
     except RecursionError:  # thousands of links in a chain (the kernel follows 40)
         return None, None, "a chain of links too long to follow"
     if not target.is_relative_to(os.path.realpath(folder)):
-        return None, None, f"a link leaving the workspace (to {target})"
+        return None, None, f"a link leaving the workspace (to {_shown(target)})"
     try:
         data = read_learner_file(target)
     except (OSError, ValueError) as error:
