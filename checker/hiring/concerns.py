@@ -36,7 +36,8 @@ class Concern:
 
 def of_flag(flag):
     """The severity of an integrity flag grading raised (grade.py, roster.py)."""
-    if flag.startswith(("SHARED RECORD", "refused ")) or "disagrees with the roster" in flag or "seal" in flag:
+    if flag.startswith(("SHARED RECORD", "refused ")) or "disagrees with the roster" in flag or "seal" in flag \
+            or "is not the team's roster" in flag:
         return TAMPERING
     if flag.startswith(("UNMATCHED", "unrostered", "no team key")) or "matched to the roster by" in flag:
         return RECORD

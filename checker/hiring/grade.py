@@ -333,6 +333,8 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
     key = state_key(state)
     finished, ignored = _read_state(state, key) if resume else ({}, 0)
     _rewrite_state(state, key, [finished[_key_text(w.key)] for w in workspaces if _key_text(w.key) in finished])
+    again = rostering.remember(state.with_name(state.name + ".packs"), key, [(w.record, w.path, _digest(w)) for w in workspaces],
+                               resume)  # {index: a pack id an earlier batch graded from another folder}
     done = {w.key: finished[_key_text(w.key)]["katas"] for w in workspaces if _key_text(w.key) in finished}
     resumed = len(done)
     for workspace in workspaces:
@@ -358,9 +360,16 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                     progress(len(done) - before, len(todo), str(workspace.path))
 
             _run(todo, limits, jobs, finished_one)
-    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
-                             {kata_id: read[0] for kata_id, read in w.files.items()}) for w in workspaces]
+    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags) + ([again[i]] if i in again else []),
+                             w.error, w.record, w.mtimes, {kata_id: read[0] for kata_id, read in w.files.items()})
+              for i, w in enumerate(workspaces)]
     return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {}, ignored)
+
+
+def _digest(workspace):
+    """One SHA-256 of a workspace's kata files as read (what tells a hand-in graded again from another)."""
+    text = json.dumps(sorted((kata_id, read[1]) for kata_id, read in workspace.files.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _run(workspaces, limits, jobs, finished_one):
