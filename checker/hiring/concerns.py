@@ -46,8 +46,9 @@ def of_flag(flag):
 
 def of_review(reason):
     """The severity of a review reason (review.py)."""
-    if reason.startswith(("patches ", "a coding cookie", "code below the page's")) or "bidirectional-text" in reason:
-        return TAMPERING  # what the reviewer reads is not what Python runs
+    if reason.startswith(("patches ", "a coding cookie", "code below the page's", "scan stopped")) \
+            or "bidirectional-text" in reason:
+        return TAMPERING  # what the reviewer reads is not what Python runs (no honest answer stops the scan)
     words = reason.split()
     if words[0] == "imports":
         return ESCAPE if words[1].lstrip(".").split(".")[0] in REACHING or words[1].startswith(".") else NOTE

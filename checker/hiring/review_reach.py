@@ -66,7 +66,10 @@ class _Scan:
         nodes = walk(tree, self.budget)
         for node in nodes:
             self._node(node)
-        if nodes.stopped:
+        if nodes.stopped:  # the file's own top-level imports are still read: a statement each, no walk
+            for node in getattr(tree, "body", []):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    self._node(node)
             self.found.append(f"scan stopped at {self.budget:,} nodes: the rest of the file was not scanned, "
                               "read it in full")
 
