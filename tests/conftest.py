@@ -7,6 +7,9 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.pop("COLUMNS", None)  # pytest-xdist's workers set 80; a test that wants a width says so
+# the team keys `kata pack` makes are remembered per user (checker/hiring/roster.py): the tests' in a folder
+# of their own, not the user's
+os.environ.setdefault("KATA_STATE_HOME", os.path.join(__import__("tempfile").gettempdir(), "kata-tests-state"))
 from functools import lru_cache
 from pathlib import Path
 

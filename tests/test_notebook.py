@@ -80,3 +80,34 @@ def test_the_magic_in_a_real_kernel_checks_in_the_sandbox_and_leaves_the_namespa
     # the kernel lived on, ran nothing of the cells, and gained no name from them
     # the kernel lived on, and ran nothing of the cells: no `softmax`, no `np`, no environment variable set
     assert after.outputs[0]["text"].strip() == "[] None"
+
+
+def test_the_magic_takes_its_line_raw_and_bounds_what_a_cell_shows(tmp_path):
+    """IPython runs `{expressions}` in a magic's line before the magic sees it, unless the magic is marked
+    no_var_expand: the control is a plain cell magic in the same kernel, whose line does run. And a cell
+    whose failing line is 5 MiB of zero-width spaces shows a verdict of stated size, not 28 MB of HTML."""
+    from checker.practice import notebook as magic
+
+    (tmp_path / "katas").mkdir()
+    reference = (catalog.ROOT / "solutions" / "02_softmax.py").read_text()
+    wide = ('import numpy as np\ndef softmax(x, axis=-1):\n    raise ValueError("<b>"); s = "'
+            + "\u200b" * (5 * 2**20) + '"\n')
+    run = "__import__('os').environ.__setitem__('{}', '1')"
+    notebook = _kernel_notebook([
+        "%load_ext checker\nfrom IPython.core.magic import register_cell_magic\n"
+        "@register_cell_magic\ndef plain(line, cell):\n    print(repr(line))",
+        "%%plain {" + run.format("KATA_PLAIN_RAN") + "}\npass",  # the control: expansion runs the code
+        "%%kata 02 {" + run.format("KATA_MAGIC_RAN") + "}\n" + reference,
+        "%%kata 02\n" + wide,
+        "import os\nprint(os.environ.get('KATA_PLAIN_RAN'), os.environ.get('KATA_MAGIC_RAN'))",
+    ], tmp_path)
+    control, raw, flooded, after = notebook.cells[1:]
+    assert "None" in control.outputs[0]["text"]  # the plain magic saw the expression's value, not its text
+    assert "usage: %%kata NN" in _html(raw)  # the line reached the magic as written: one word too many
+    assert after.outputs[0]["text"].split() == ["1", "None"]  # ran in the control only
+    shown = _html(flooded)
+    assert ">ERROR</b>" in shown and "more characters cut" in shown
+    bound = magic.FAILURES * (magic.MESSAGE_CHARS + 3 * magic.CODE_CHARS) + magic.OUTPUT_CHARS
+    assert len(shown) < 40 * bound  # escaped and badged, still a constant: 28 MB before the cut
+    text = "".join(out.get("data", {}).get("text/plain", "") for out in flooded.outputs)
+    assert 0 < len(text) < 10 * bound

@@ -36,7 +36,8 @@ class Concern:
 
 def of_flag(flag):
     """The severity of an integrity flag grading raised (grade.py, roster.py)."""
-    if flag.startswith(("SHARED RECORD", "refused ")) or "disagrees with the roster" in flag or "seal" in flag:
+    if flag.startswith(("SHARED RECORD", "refused ")) or "disagrees with the roster" in flag or "seal" in flag \
+            or "is not the team's roster" in flag:
         return TAMPERING
     if flag.startswith(("UNMATCHED", "unrostered", "no team key")) or "matched to the roster by" in flag:
         return RECORD
@@ -45,12 +46,13 @@ def of_flag(flag):
 
 def of_review(reason):
     """The severity of a review reason (review.py)."""
-    if reason.startswith("patches "):
-        return TAMPERING
+    if reason.startswith(("patches ", "a coding cookie", "code below the page's", "scan stopped")) \
+            or "bidirectional-text" in reason:
+        return TAMPERING  # what the reviewer reads is not what Python runs (no honest answer stops the scan)
     words = reason.split()
     if words[0] == "imports":
         return ESCAPE if words[1].lstrip(".").split(".")[0] in REACHING or words[1].startswith(".") else NOTE
-    return ESCAPE if words[0] in ("calls", "uses") else NOTE
+    return ESCAPE if words[0] in ("calls", "uses", "reaches", "runs", "builds", "holds", "in") else NOTE
 
 
 def refusals(kata):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checker.engine import catalog
+from checker.present import escape
 from checker.engine.catalog import MANIFEST
 from checker.hiring import review, similarity
 from checker.hiring import roster as rostering
@@ -192,6 +193,16 @@ def _ids(katas):
     return ",".join(kata.id for kata in katas) or "none"
 
 
+LINK_CHARS = 100  # of a refused link's target shown: it is the candidate's text, and must not read as rows
+
+
+def _shown(target):
+    """A refused link's target as one short run of text: hidden characters and newlines shown by code
+    point, runs of blanks one space, cut to LINK_CHARS, so it cannot wrap into lines that read as the
+    grader's."""
+    return escape.cut(" ".join(escape.visible(str(target)).split()), LINK_CHARS)
+
+
 def read_kata_file(folder, kata):
     """(bytes, sha256, "") of the kata's file, or (None, None, why) for one that must not be graded: a link
     leaving the workspace, not a regular file (a FIFO would hang the reader), too large, missing."""
@@ -203,7 +214,7 @@ def read_kata_file(folder, kata):
     except RecursionError:  # thousands of links in a chain (the kernel follows 40)
         return None, None, "a chain of links too long to follow"
     if not target.is_relative_to(os.path.realpath(folder)):
-        return None, None, f"a link leaving the workspace (to {target})"
+        return None, None, f"a link leaving the workspace (to {_shown(target)})"
     try:
         data = read_learner_file(target)
     except (OSError, ValueError) as error:
@@ -323,6 +334,8 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
     key = state_key(state)
     finished, ignored = _read_state(state, key) if resume else ({}, 0)
     _rewrite_state(state, key, [finished[_key_text(w.key)] for w in workspaces if _key_text(w.key) in finished])
+    again = rostering.remember(state.with_name(state.name + ".packs"), key, [(w.record, w.path, _digest(w)) for w in workspaces],
+                               resume)  # {index: a pack id an earlier batch graded from another folder}
     done = {w.key: finished[_key_text(w.key)]["katas"] for w in workspaces if _key_text(w.key) in finished}
     resumed = len(done)
     for workspace in workspaces:
@@ -348,9 +361,16 @@ def grade(workspaces, limits, jobs, state, resume=False, progress=None, isolatio
                     progress(len(done) - before, len(todo), str(workspace.path))
 
             _run(todo, limits, jobs, finished_one)
-    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags), w.error, w.record, w.mtimes,
-                             {kata_id: read[0] for kata_id, read in w.files.items()}) for w in workspaces]
+    graded = [WorkspaceGrade(str(w.path), w.seed, done[w.key], list(w.flags) + ([again[i]] if i in again else []),
+                             w.error, w.record, w.mtimes, {kata_id: read[0] for kata_id, read in w.files.items()})
+              for i, w in enumerate(workspaces)]
     return GradeReport(graded, time.monotonic() - started, jobs, state, resumed, isolation or {}, ignored)
+
+
+def _digest(workspace):
+    """One SHA-256 of a workspace's kata files as read (what tells a hand-in graded again from another)."""
+    text = json.dumps(sorted((kata_id, read[1]) for kata_id, read in workspace.files.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _run(workspaces, limits, jobs, finished_one):

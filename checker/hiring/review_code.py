@@ -4,7 +4,11 @@ The code is shown against the stub the pack issued (pack.issued_stub, checked ag
 SHA-256): the lines the candidate wrote or changed are marked, the stub's lines they removed are shown
 struck through, and a run of the stub's lines left as they were (its long docstring) is folded into a
 <details> a reviewer can open. Every line wraps (no sideways scrolling on a phone, nothing clipped in
-print); a line past review.WIDTH columns is outlined, and every hidden character is shown as a badge.
+print); a line past review.WIDTH columns is outlined, and every run of a hidden character is shown as one
+badge with its count. The file is shown as Python decodes it (review.decode: a coding cookie is said).
+What the page draws of a file is bounded whatever its bytes: review.PAGE_LINES lines, LINE_CHARS
+characters of a line, CODE_BYTES of HTML; each cut says what it hid (and code below the line cut is a
+review note), and a check's message is cut to MESSAGE_CHARS.
 The failing checks follow, the same error from many checks folded into one box with a count, with the
 weight pictures of katas 03/04 drawn as tables. Every text is escaped (checker/present/escape.py).
 """
@@ -17,7 +21,10 @@ from checker.engine import catalog
 from checker.present import escape
 from checker.hiring import review
 
-CODE_LINES = 400  # a longer file is cut, with a note: the reviewer has the file itself
+CODE_LINES = review.PAGE_LINES  # a longer file is cut, with a note: the reviewer has the file itself
+LINE_CHARS = 1_000  # characters of a line drawn (a run of one hidden character is one badge)
+CODE_BYTES = 256 * 1024  # HTML a file's code may take on the page; the lines past it are counted, not drawn
+MESSAGE_CHARS = 2_000  # of a failing check's message
 CONTEXT = 2  # unchanged lines shown around a change before the rest of a run is folded
 MIN_FOLD = 4  # a shorter run is shown: folding it would save nothing
 PICTURE_MAX = 12  # larger weight grids are described, not drawn
@@ -52,24 +59,54 @@ def code(candidate, kata):
     source = candidate.files.get(kata.kata)
     if source is None:
         return '<div class="code"><div class="l">(not graded: the file was refused or missing)</div></div>'
-    lines = _lines(bytes(source).decode("utf-8", errors="replace"))
+    text, encoding = review.decode(source)
+    everything = _lines(text)
+    lines = _drawn(everything)
+    cookie = "" if encoding == "utf-8" else (
+        f'<p class="flag">Shown as Python decodes it: {_e(encoding or "not decodable (shown as UTF-8)")}, '
+        "not UTF-8 (the file's coding cookie); an editor shows other text.</p>")
+    more = _more(kata, len(everything), len(lines))
     stub, what = issued(candidate, kata)
     if stub is None:
-        return f'<p class="muted">Whole file ({_e(what)}).</p>' + _block(_plain(lines))
+        return cookie + f'<p class="muted">Whole file ({_e(what)}).</p>' + _block(
+            [_line(number, line) for number, line in enumerate(lines, start=1)] + [more])
     stub_lines = _lines(stub)
-    matcher = difflib.SequenceMatcher(None, stub_lines, lines[:CODE_LINES], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, stub_lines, lines, autojunk=False)
     written = sum(j2 - j1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert"))
     parts = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            parts += _unchanged(lines, j1, j2, first=j1 == 0, last=j2 == min(len(lines), CODE_LINES))
+            parts += _unchanged(lines, j1, j2, first=j1 == 0, last=j2 == len(lines))
             continue
         parts += _removed(stub_lines[i1:i2])
         parts += [_line(number + 1, lines[number], "add") for number in range(j1, j2)]
-    more = f'<div class="l muted">… {len(lines) - CODE_LINES} more lines</div>' if len(lines) > CODE_LINES else ""
     summary = (f'<p class="muted">Against {_e(what)}: {written} line{"s" if written != 1 else ""} written or '
                "changed (marked), the stub's removed lines struck through, its unchanged lines folded.</p>")
-    return summary + _block(parts + [more])
+    return cookie + summary + _block(parts + [more])
+
+
+def _drawn(lines):
+    """The lines the page draws: the first CODE_LINES, each cut to LINE_CHARS, until CODE_BYTES of HTML."""
+    drawn, size = [], 0
+    for line in lines[:CODE_LINES]:
+        if len(line) > LINE_CHARS:
+            line = f"{line[:LINE_CHARS]} … [{len(line) - LINE_CHARS:,} more characters of this line not shown]"
+        size += len(_text(line)) + 80  # the line's own markup
+        if size > CODE_BYTES:
+            break
+        drawn.append(line)
+    return drawn
+
+
+def _more(kata, total, drawn):
+    """What the cut hid, said: how many lines, why, and (the review note) the code among them."""
+    if drawn == total:
+        return ""
+    why = (f"the page draws {CODE_LINES} lines of a file" if drawn == min(total, CODE_LINES)
+           else f"the page draws {CODE_BYTES // 1024} KB of a file's code")
+    code = next((reason for reason in kata.review if reason.startswith("code below the page's")), "")
+    return (f'<div class="l flag">… lines {drawn + 1}-{total} not shown ({why}; the reviewer has the file)'
+            f'{": " + _e(code) if code else ""}</div>')
 
 
 def _lines(text):
@@ -77,13 +114,6 @@ def _lines(text):
     if lines and lines[-1] == "":
         lines.pop()
     return lines
-
-
-def _plain(lines):
-    shown = [_line(number, line) for number, line in enumerate(lines[:CODE_LINES], start=1)]
-    if len(lines) > CODE_LINES:
-        shown.append(f'<div class="l muted">… {len(lines) - CODE_LINES} more lines</div>')
-    return shown
 
 
 def _unchanged(lines, start, end, first, last):
@@ -156,13 +186,17 @@ def checks(kata):
         if len(group) == 1:
             grids = "".join(_grid(picture) for picture in pictures.get(first["name"], []))
             parts.append(f'<div class="check"><b>{_e(first["name"])}</b> <span class="status-{_a(outcome)}">'
-                         f'{_e(outcome)}</span>{named}<br>{_e(first.get("message", ""))}{grids}</div>')
+                         f'{_e(outcome)}</span>{named}<br>{_message(first)}{grids}</div>')
         else:
             names = ", ".join(test["name"] for test in group)
             parts.append(f'<div class="check folded"><b>{len(group)} checks</b> <span class="status-{_a(outcome)}">'
-                         f'{_e(outcome)}</span>{named}: {_e(shared)}<br><span class="muted">{_e(names)}; the '
-                         f'first: {_e(first.get("message", ""))}</span></div>')
+                         f'{_e(outcome)}</span>{named}: {_e(escape.cut(shared, MESSAGE_CHARS))}<br><span class="muted">{_e(names)}; the '
+                         f'first: {_message(first)}</span></div>')
     return "".join(parts)
+
+
+def _message(test):
+    return _e(escape.cut(test.get("message") or "", MESSAGE_CHARS))
 
 
 def _grid(picture):

@@ -8,6 +8,14 @@ workspace's record by the id its manifest holds, wherever the workspace now is (
 unpacked into `returned/`, a git clone), and trusts it only if the seal is the one the key makes: a
 candidate cannot invent an id, and taking another's manifest makes two workspaces claim one record,
 which is flagged. A workspace whose record cannot be found is graded on its own manifest, loudly flagged.
+
+A roster and its key are the team's, never the candidate's: a returned zip may carry its own
+`kata-roster.jsonl` and key, unpacked beside the workspaces. So a roster found beside a workspace or in
+the current folder is used only if its key is one `kata pack` made or used on this machine (its
+fingerprint is kept in the user's own `kata/team-keys`, under $KATA_STATE_HOME or ~/.local/state);
+`--roster PATH` is the team's word for any other (a round copied to another machine). And a pack id
+is remembered across batches (`remember`: beside the grade state file, signed with its key): one graded
+again from another folder in a later batch is a shared record there.
 """
 
 import datetime
@@ -28,8 +36,34 @@ ROSTER_BYTES = 64 * 2**20
 
 
 def team_key(folder):
-    """The key in `folder` that seals the packs recorded there, made on first use."""
-    return private_key(Path(folder) / KEY)
+    """The key in `folder` that seals the packs recorded there, made on first use, and known from then on
+    as this machine's team's (trusted_keys)."""
+    key = private_key(Path(folder) / KEY)
+    fingerprint = _fingerprint(key)
+    if fingerprint not in trusted_keys():
+        place = _keys_file()
+        place.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with place.open("a", encoding="utf-8") as sink:
+            sink.write(fingerprint + "\n")
+    return key
+
+
+def _keys_file():
+    home = os.environ.get("KATA_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state", "kata")
+    return Path(home) / "team-keys"
+
+
+def _fingerprint(key):
+    return hashlib.sha256(b"kata team key\n" + key).hexdigest()
+
+
+def trusted_keys():
+    """The fingerprints of the team keys `kata pack` made or used here: what a roster found (not named by
+    --roster) must be sealed with."""
+    try:
+        return set(_keys_file().read_text(encoding="ascii", errors="replace").split())
+    except OSError:
+        return set()
 
 
 def private_key(path):
@@ -83,6 +117,11 @@ class Roster:
     key: bytes | None  # None: no key beside it (seals cannot be verified)
     ignored: int = 0  # lines that are not entries
 
+    @property
+    def teams(self):
+        """Whether its key is one `kata pack` made or used on this machine."""
+        return self.key is not None and _fingerprint(self.key) in trusted_keys()
+
     def by_pack(self, pack_id):
         return next((entry for entry in reversed(self.entries) if entry.get("pack") == pack_id), None)
 
@@ -124,24 +163,31 @@ def load(path):
         except ValueError:
             ignored += bool(line.strip())
     key_path = path.parent / KEY
-    key = key_path.read_bytes() if key_path.is_file() else None
+    try:
+        key = read_learner_file(key_path, 4096) if key_path.is_file() else None
+    except (OSError, ValueError):
+        key = None
     found = Roster(path, entries, key, ignored)
     _LOADED[path.resolve()] = ((stat.st_mtime_ns, stat.st_size), found)
     return found
 
 
 def locate(folder, roster=None):
-    """The roster to look in for `folder`'s record: `roster` as given, else the one beside the folder, else
-    the one in the current folder; None when there is none."""
+    """(the roster to look in for `folder`'s record, the rosters passed over): `roster` as given, else the
+    one beside the folder, else the one in the current folder, each only if it is the team's (its key one
+    `kata pack` made or used here: never one a returned zip brought along); (None, ...) when there is none."""
     if roster:
-        return load(roster)
+        return load(roster), []
     folder = Path(folder)
     beside = folder.parent if folder.name not in ("", ".", "..") else folder.resolve().parent
+    passed = []
     for place in (beside, Path(".")):
         found = load(place / ROSTER)
-        if found is not None:
-            return found
-    return None
+        if found is not None and found.teams:
+            return found, passed
+        if found is not None and found.path.resolve() not in [p.resolve() for p in passed]:
+            passed.append(found.path)
+    return None, passed
 
 
 @dataclass
@@ -155,9 +201,14 @@ class Match:
 def match(folder, manifest, roster=None, broken=False):
     """The record of the workspace in `folder` whose manifest (a dict, or None: missing, or `broken`) holds
     its pack id and seal."""
-    found = locate(folder, roster)
+    found, passed = locate(folder, roster)
     if found is None:
         where = roster or f"{ROSTER} beside it or here"
+        if passed:
+            return Match(None, [f"UNMATCHED: {_shown(passed[0])} is not the team's roster (its key is not one "
+                                "`kata pack` made here: a roster that came with the returned files?); not used. "
+                                "--roster PATH names the team's: graded on its own kata-pack.json, without the "
+                                "team's rubric or time"])
         return Match(None, [f"UNMATCHED: no roster found ({where}; --roster PATH names it): graded on "
                             "its own kata-pack.json, without the team's rubric or time"])
     pack_id = (manifest or {}).get("pack")
@@ -183,6 +234,12 @@ def match(folder, manifest, roster=None, broken=False):
     return Match(entry)
 
 
+def _shown(path):
+    from checker.present import escape
+
+    return escape.cut(" ".join(escape.visible(str(path)).split()), 100)
+
+
 def claimed_twice(records):
     """{pack id: [indexes]} of the pack ids more than one workspace of a batch was matched to."""
     seen = {}
@@ -190,3 +247,53 @@ def claimed_twice(records):
         if entry and entry.get("pack"):
             seen.setdefault(entry["pack"], []).append(index)
     return {pack_id: indexes for pack_id, indexes in seen.items() if len(indexes) > 1}
+
+
+def remember(ledger, key, workspaces, resume):
+    """Flags ({index: flag}) for the workspaces ([(roster entry, folder, digest of its files)]) whose pack id
+    an earlier batch graded from another folder and other files, by the pack ids `ledger` (beside the state file, its lines signed with the
+    state's `key`) remembers; this batch's added. `resume`: the batch the ledger names goes on."""
+    batch, seen = None, {}
+    try:
+        lines = read_learner_file(ledger, ROSTER_BYTES).decode("utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):
+        lines = []
+    for line in lines:
+        try:
+            signed = json.loads(line)
+            if hmac.compare_digest(_mac(key, signed["entry"]), str(signed["mac"])):
+                batch, seen = signed["entry"]["batch"], dict(signed["entry"]["seen"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    batch = batch if resume and batch else secrets.token_hex(8)
+    flags = seen_before(seen, workspaces, batch)
+    entry = {"batch": batch, "seen": seen}
+    partial = ledger.with_name(ledger.name + ".tmp")
+    partial.write_text(json.dumps({"entry": entry, "mac": _mac(key, entry)}) + "\n", encoding="utf-8")
+    os.replace(partial, ledger)
+    return flags
+
+
+def _mac(key, entry):
+    return hmac.new(key, json.dumps(entry, sort_keys=True).encode(), hashlib.sha256).hexdigest()
+
+
+def seen_before(seen, workspaces, batch):
+    """Flags ({index: flag}) for the workspaces ([(roster entry or None, folder, digest of its files)]) whose
+    pack id an earlier batch graded: `seen` ({pack id: {"path", "files", "batch", "when"}}) is updated with
+    this batch's. The same folder, or the same files elsewhere (a round copied, a zip unpacked), is the same
+    hand-in graded again, not a concern; other files under that id are a second hand-in claiming it."""
+    flags = {}
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    for index, (entry, folder, files) in enumerate(workspaces):
+        pack_id = (entry or {}).get("pack")
+        if not pack_id:
+            continue
+        path = str(Path(folder).resolve())
+        earlier = seen.get(pack_id)
+        if earlier and earlier.get("batch") != batch and path != earlier.get("path") and files != earlier.get("files"):
+            flags[index] = (f"SHARED RECORD: pack {pack_id} was graded in an earlier batch ({earlier.get('when')}) "
+                            f"from {_shown(earlier.get('path'))}, with other files: two hand-ins claim one record")
+        if not earlier or earlier.get("batch") != batch:
+            seen[pack_id] = {"path": path, "files": files, "batch": batch, "when": now}
+    return flags

@@ -11,10 +11,18 @@ the same text as a plain fallback for consoles. Progress is recorded as `kata ch
     def softmax(x, axis=-1): ...
 """
 
+import dataclasses
 import shlex
 
 from checker.present import escape
 from checker.engine.results import Status
+
+# what a cell's verdict shows at most, whatever the cell printed or raised: its HTML and its text stay
+# within a few hundred KB (FAILURES × (MESSAGE_CHARS + 3 × CODE_CHARS) + OUTPUT_CHARS characters, escaped)
+MESSAGE_CHARS = 2_000  # of a check's message
+CODE_CHARS = 200  # of a line of the cell quoted beside a failure
+OUTPUT_CHARS = 20_000  # of what the cell printed
+FAILURES = 40  # failing checks shown (the rest counted)
 
 _COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#cf222e",
             Status.TIMEOUT: "#9a6700", Status.NOT_STARTED: "#57606a"}
@@ -22,7 +30,10 @@ _COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#
 
 def load_ipython_extension(ipython):
     """What `%load_ext checker` calls: register the `%%kata` cell magic."""
-    ipython.register_magic_function(kata_magic, magic_kind="cell", magic_name="kata")
+    from IPython.core.magic import no_var_expand
+
+    # the line is taken raw: IPython would otherwise run every {expression} in it in the kernel first
+    ipython.register_magic_function(no_var_expand(kata_magic), magic_kind="cell", magic_name="kata")
 
 
 def kata_magic(line, cell):
@@ -79,7 +90,19 @@ def check_cell(kata, cell, seconds):
     except OSError:
         pass  # progress is a help: a read-only workspace still gets its verdict
     prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata)
-    return Verdict(result, prompts, repro=_repro(kata, result, cell, workspace))
+    return Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace))
+
+
+def bounded(result):
+    """`result` with every text the cell's code shaped cut to a stated size (MESSAGE_CHARS, CODE_CHARS,
+    OUTPUT_CHARS), so neither the HTML nor the text the kernel sends grows with the cell's bytes."""
+    def test(outcome):
+        where = [[line, escape.cut(function, CODE_CHARS), escape.cut(code, CODE_CHARS)]
+                 for line, function, code in outcome.where[-3:]]
+        return dataclasses.replace(outcome, message=escape.cut(outcome.message, MESSAGE_CHARS), where=where)
+
+    return dataclasses.replace(result, tests=[test(outcome) for outcome in result.tests],
+                               output=escape.cut(result.output, OUTPUT_CHARS))
 
 
 def _repro(kata, result, cell, workspace):
@@ -143,7 +166,10 @@ def result_html(result, prompts=None):
         parts.append("<p>Named: " + ", ".join(f"<code>{escape.html(b)}</code>" for b in result.bugs) + "</p>")
     if status == Status.NOT_STARTED and prompts is not None:
         parts.append(f"<pre>{escape.html(prompts.brief)}</pre>")
-    parts += [_failure_html(test, prompts) for test in result.ranked_failures]
+    failures = result.ranked_failures
+    parts += [_failure_html(test, prompts) for test in failures[:FAILURES]]
+    if len(failures) > FAILURES:
+        parts.append(f"<p>… and {len(failures) - FAILURES} more failing checks</p>")
     if result.output:
         parts.append(f"<details><summary>printed</summary><pre>{escape.html(result.output)}</pre></details>")
     parts.append("</div>")

@@ -46,6 +46,15 @@ def hidden_characters(text):
     return list(dict.fromkeys(char for char in text if hidden(char)))
 
 
+def cut(text, most):
+    """`text` (a str) kept to its first `most` characters, saying how many were cut: a renderer's cost is
+    bounded by `most`, never by the candidate's bytes."""
+    text = str(text)
+    if len(text) <= most:
+        return text
+    return f"{text[:most]} … ({len(text) - most:,} more characters cut)"
+
+
 def visible(text, newlines=False):
     """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
     text = str(text)
@@ -78,14 +87,23 @@ def csv_cell(text):
 
 
 def html(text, attribute=False):
-    """HTML text (hidden characters shown as <U+202E> in a <mark>) or, with `attribute`, an attribute's
-    quoted value (shown as <U+202E>): escaped either way."""
+    """HTML text (hidden characters shown as <U+202E> in a <mark>, a run of one of them as one mark with
+    its count: <U+200B>×330,000) or, with `attribute`, an attribute's quoted value (shown as <U+202E>):
+    escaped either way."""
     import html as _html  # the page's alone: `kata check` starts without it
 
     if attribute:
         return _html.escape(visible(text, newlines=True), quote=True)
     escaped = _html.escape(str(text), quote=True)
-    if not any(hidden(char) for char in escaped):
+    if escaped.isprintable():
         return escaped
-    return "".join(f'<mark class="hidden">{_html.escape(name(char))}</mark>' if hidden(char) else char
-                   for char in escaped)
+    import itertools
+
+    parts = []
+    for char, run in itertools.groupby(escaped):
+        count = sum(1 for _ in run)
+        if hidden(char):
+            parts.append(f'<mark class="hidden">{_html.escape(name(char))}{f"×{count:,}" if count > 1 else ""}</mark>')
+        else:
+            parts.append(char * count)
+    return "".join(parts)
