@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from checker import catalog, escape
+from checker.engine import catalog
+from checker.present import escape
 from checker.cli import cli
 from checker.hiring import concerns, grade, review, review_code, review_reach
 from checker.hiring import roster as rostering

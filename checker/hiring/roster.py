@@ -282,7 +282,8 @@ def seen_before(seen, workspaces, batch):
     """Flags ({index: flag}) for the workspaces ([(roster entry or None, folder, digest of its files)]) whose
     pack id an earlier batch graded: `seen` ({pack id: {"path", "files", "batch", "when"}}) is updated with
     this batch's. The same folder, or the same files elsewhere (a round copied, a zip unpacked), is the same
-    hand-in graded again, not a concern; other files under that id are a second hand-in claiming it."""
+    hand-in graded again, not a concern; other files under that id are a second hand-in claiming it, and the
+    record stays the first claimant's (that hand-in moved later is still not a concern)."""
     flags = {}
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     for index, (entry, folder, files) in enumerate(workspaces):
@@ -294,6 +295,6 @@ def seen_before(seen, workspaces, batch):
         if earlier and earlier.get("batch") != batch and path != earlier.get("path") and files != earlier.get("files"):
             flags[index] = (f"SHARED RECORD: pack {pack_id} was graded in an earlier batch ({earlier.get('when')}) "
                             f"from {_shown(earlier.get('path'))}, with other files: two hand-ins claim one record")
-        if not earlier or earlier.get("batch") != batch:
+        if not earlier or (earlier.get("batch") != batch and index not in flags):  # the first claimant stays
             seen[pack_id] = {"path": path, "files": files, "batch": batch, "when": now}
     return flags
