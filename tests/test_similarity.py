@@ -97,6 +97,33 @@ def test_copies_made_by_hand_compute_what_their_originals_do_and_are_flagged():
     assert made >= 8 and len(flagged) >= made - 1, flagged  # measured: 7 of 8 (kata 05's loop rewrite: 0.78)
 
 
+EDITED = {  # the reference handed in with a few mechanical edits, each computing what the original does
+    "03": [("np.arange(n_k - n_q, n_k)[:, None]", "np.expand_dims(np.arange(n_k - n_q, n_k), 1)"),
+           ("np.max(x, axis=-1, keepdims=True)", "np.max(x, -1, keepdims=True)"),
+           ("np.sum(e, axis=-1, keepdims=True)", "np.sum(e, -1, keepdims=True)"),
+           ("q @ np.swapaxes(k, -1, -2)", "np.matmul(q, np.swapaxes(k, -2, -1))")],
+    "08": [("q @ np.swapaxes(k[..., start:stop, :], -1, -2)", "np.matmul(q, k[..., start:stop, :].swapaxes(-2, -1))"),
+           ("scores.max(axis=-1, keepdims=True)", "np.max(scores, -1, keepdims=True)"),
+           ("l * rescale + p.sum(axis=-1, keepdims=True)", "rescale * l + np.sum(p, -1, keepdims=True)"),
+           ("o * rescale + p @ v[..., start:stop, :]", "rescale * o + np.matmul(p, v[..., start:stop, :])"),
+           ("np.arange(n_k - n_q, n_k)[:, None]", "np.expand_dims(np.arange(n_k - n_q, n_k), -1)"),
+           ("m = m_new", "m = m_new.copy()")],
+}
+
+
+@pytest.mark.parametrize("kata_id", sorted(EDITED))
+def test_the_reference_with_mechanical_edits_is_flagged(kata_id):
+    kata = catalog.find(kata_id)
+    edited = kata.solution_path.read_text()
+    for old, new in EDITED[kata_id]:
+        assert edited.count(old) == 1, old
+        edited = edited.replace(old, new)
+    assert copies.same(copies.outputs(edited, kata), computed(kata, kata.solution_path))
+    found = compare({"ada": {kata_id: edited.encode()}})
+    assert [(pair.a, pair.kind) for pair in found.pairs] == [("ada", REFERENCE)]
+    assert found.pairs[0].closer_than == 1.0 and "closer than 100.0 %" in found.pairs[0].said
+
+
 def test_kata_10_compares_what_each_fix_added_not_the_planted_file():
     fixed = catalog.find("10").solution_path.read_bytes()  # a minimal complete fix IS the clean decoder
     own = b"    # my fix: weights from the stable softmax\n    attn = softmax(scores)\n"

@@ -130,6 +130,12 @@ class _Spellings(ast.NodeTransformer):
                     isinstance(part, ast.Name) and part.id in names[:index]
                     for index, item in enumerate(value.elts) for part in walk(item)):
                 return [ast.copy_location(ast.Assign([t], v), node) for t, v in zip(target.elts, value.elts)]
+        if len(node.targets) == 1 and isinstance(target, ast.Name) and isinstance(value, ast.IfExp):
+            same = [isinstance(side, ast.Name) and side.id == target.id for side in (value.body, value.orelse)]
+            if same[0] != same[1]:  # x = a if c else x is: if c: x = a (and x = x if c else a: if not c: x = a)
+                test = value.test if same[1] else ast.UnaryOp(ast.Not(), value.test)
+                assign = ast.Assign([target], value.orelse if same[0] else value.body)
+                return ast.copy_location(ast.If(test, [ast.copy_location(assign, node)], []), node)
         return node
 
     def visit_AugAssign(self, node):
