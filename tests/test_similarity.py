@@ -189,3 +189,21 @@ def test_deep_huge_and_broken_files_are_notes_never_a_crash():
             assert note and found.notes[name], name  # and what was set aside is said
     assert "first 30000 tokens" in similarity.read_note(files["huge"]["03"])[0]
     assert similarity.read_note(files["chain"]["03"])[0].startswith("1 line too long or deep")
+
+
+def test_each_katas_closest_pair_is_kept_and_shown_when_nothing_is_flagged():
+    from types import SimpleNamespace
+
+    from checker import escape
+    from checker.hiring import similarity_view
+
+    kata = catalog.find("03")
+    (_, first), (_, second) = honest(kata)[1:3]  # two independent correct answers
+    found = compare({"ada": {"03": first}, "bob": {"03": second}}, references=False)
+    assert found.pairs == [] and [(p.a, p.b) for p in found.closest["03"]] == [("ada", "bob")]
+    pair = found.closest["03"][0]
+    share = similarity_honest.of("03").closer_than(pair.similarity)
+    assert not pair.flagged and pair.said.startswith(f"closer than {100 * share:.1f} % of kata 03's")
+    text = similarity_view.markdown(SimpleNamespace(pairs=found.pairs, closest=found.closest, threshold=0.9))
+    assert "No pair of files reached its kata's flag line." in text
+    assert f"| 03 | ada | bob | {pair.similarity:.2f} | {pair.line:.2f} | {escape.markdown(pair.said)} |" in text

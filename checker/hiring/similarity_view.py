@@ -48,7 +48,8 @@ def html_section(batch):
                          f'<a href="#pair{seen}">pair {seen}</a>.</p></div>')
             continue
         parts.append(f'<div class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
-                     f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><div class="side">'
+                     f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><p class="muted">{_e(pair.said)}</p>'
+                     '<div class="side">'
                      f"<div><h4>{_e(pair.a)}: lines {_e(_ranges(pair.lines_a))}</h4>{_code(left, pair.lines_a)}</div>"
                      f"<div><h4>{_e(_label(pair))}: lines {_e(_ranges(pair.lines_b))}</h4>"
                      f"{_code(right, pair.lines_b)}</div></div></div>")
@@ -78,9 +79,9 @@ def markdown(batch):
         return "\n".join(lines + ["No pair of files reached its kata's flag line.", ""] + closest_lines(batch))
     lines += [f"Pairs at or above their kata's flag line; the lines columns give, in each file, {_MATCHES} "
               f"{_NOT_A_VERDICT}", "",
-              "| kata | candidate | compared with | similarity | lines (candidate) | lines (compared with) |",
-              "|---|---|---|---:|---|---|"]
-    lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | "
+              "| kata | candidate | compared with | similarity | against honest pairs | lines (candidate) | "
+              "lines (compared with) |", "|---|---|---|---:|---|---|---|"]
+    lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | {_md(pair.said)} | "
               f"{_ranges(pair.lines_a)} | {_ranges(pair.lines_b)} |" for pair in batch.pairs]
     return "\n".join(lines + [""] + closest_lines(batch))
 
