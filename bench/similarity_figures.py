@@ -124,18 +124,38 @@ def shuffled_file(tokens, seed):
     return ("import numpy as np\n\n" + "\n".join(functions)).encode()
 
 
+def dead_functions(count=2_500):
+    """The reference of kata 03 with `count` dead functions after it: a file built to make similarity slow."""
+    reference = catalog.find("03").solution_path.read_text()
+    return (reference + "".join(f"\ndef unused_{i}(x):\n    y = x * {i} + 1\n    return y - x\n"
+                                for i in range(count))).encode()
+
+
 def cost():
+    longest = max((similarity.read_note(path.read_bytes())[1], str(path.relative_to(ROOT)))
+                  for kata in catalog.all_katas() for path in honest_files(kata))
+    print(f"longest honest file: {longest[0]} tokens ({longest[1]}); the cap: {similarity.canonical.TOKEN_CAP}")
+    reference = catalog.find("03").solution_path.read_bytes()
+    timed = {}
+    for label, source in (("an honest answer", reference), ("2,500 dead functions", dead_functions())):
+        similarity._file.cache_clear()
+        start = time.process_time()
+        result = similarity.compare({"a": {"03": source}, "b": {"03": reference}})
+        timed[label] = time.process_time() - start
+        print(f"{label}: {len(source):,} bytes, {similarity.read_note(source)[1]} tokens read, "
+              f"{timed[label]:.3f} s CPU, notes {result.notes}")
+    print(f"ratio: {timed['2,500 dead functions'] / timed['an honest answer']:.0f}x an honest answer's pair")
     twenty = [shuffled_file(20_000, seed) for seed in (1, 2)]
     big = [(b"x = 1\n" * 180_000)[:2**20], (b"y = a.b + 2\n" * 100_000)[:2**20]]
-    start = time.perf_counter()
+    start = time.process_time()
     list(tokenize.generate_tokens(io.StringIO(twenty[0].decode()).readline))
-    unit = time.perf_counter() - start
+    unit = time.process_time() - start
     for label, (a, b) in (("20k-token shuffled pair", twenty), ("1 MB pair", big)):
-        start = time.perf_counter()
+        start = time.process_time()
         result = similarity.compare({"a": {"03": a}, "b": {"03": b}}, references=False)
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         read = [similarity.read_note(source)[1] for source in (a, b)]
-        print(f"{label}: {seconds:.2f} s ({seconds / unit:.1f}x tokenizing 20k tokens), "
+        print(f"{label}: {seconds:.2f} s CPU ({seconds / unit:.1f}x tokenizing 20k tokens), "
               f"{read} tokens read, figure "
               f"{result.pairs[0].similarity if result.pairs else '-'}, notes {result.notes}")
 

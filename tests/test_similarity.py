@@ -187,7 +187,7 @@ def test_deep_huge_and_broken_files_are_notes_never_a_crash():
         if name != "binary":
             assert any(pair.a == name and pair.kind == REFERENCE for pair in found.pairs), name  # still compared
             assert note and found.notes[name], name  # and what was set aside is said
-    assert "first 30000 tokens" in similarity.read_note(files["huge"]["03"])[0]
+    assert f"first {canonical.TOKEN_CAP} tokens" in similarity.read_note(files["huge"]["03"])[0]
     assert similarity.read_note(files["chain"]["03"])[0].startswith("1 line too long or deep")
 
 

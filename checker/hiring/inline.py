@@ -128,7 +128,9 @@ def _round(tree, helpers):
         for statement in [part for part in walk(node) if isinstance(part, ast.stmt)]:
             for field in ("value", "test", "iter"):
                 expression = getattr(statement, field, None)
-                if not isinstance(expression, ast.expr):
+                if not isinstance(expression, ast.expr) or not any(
+                        isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in helpers
+                        for part in walk(expression)):
                     continue
                 calls = _Calls(helpers)
                 written = calls.visit(copy.deepcopy(expression))
