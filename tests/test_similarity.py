@@ -94,7 +94,7 @@ def test_copies_made_by_hand_compute_what_their_originals_do_and_are_flagged():
         made += 1
         flagged += [path.name] if found.pairs else []
         assert found.closest[kata.id][0].said.startswith("closer than")  # the closest pair, flagged or not
-    assert made >= 8 and len(flagged) >= made - 1, flagged  # measured: 7 of 8 (kata 05's loop rewrite: 0.78)
+    assert made >= 10 and len(flagged) >= made - 1, flagged  # measured: 9 of 10 (kata 05's loop rewrite: 0.78)
 
 
 EDITED = {  # the reference handed in with a few mechanical edits, each computing what the original does
