@@ -84,18 +84,19 @@ class Batch:
     pairs: list  # similarity.Pair, most similar first (with the reference solution too)
     report: object  # the grade.GradeReport it was made from
     threshold: float = 0.0  # the similarity at or above which a pair is flagged
+    closest: dict = field(default_factory=dict)  # kata id -> similarity.Pair, its closest pairs, flagged or not
 
 
 def assess(report, similarity=True):
     """The batch's candidates, scored, timed, ranked, with the similar pairs among them."""
     candidates = [_candidate(workspace) for workspace in report.workspaces]
-    pairs, threshold = [], 0.0
+    pairs, threshold, closest = [], 0.0, {}
     if similarity:
         from checker.hiring import similarity as similar
 
         graded = [c for c in candidates if not c.error]
         found = similar.compare({c.path: c.files for c in graded}, {c.path: c.seed for c in graded})
-        pairs, threshold = found.pairs, similar.THRESHOLD
+        pairs, threshold, closest = found.pairs, similar.THRESHOLD, found.closest
         for candidate in graded:
             candidate.similar = [pair for pair in pairs if pair.holds(candidate.path)]
             candidate.flags += found.notes.get(candidate.path, [])  # a file similarity set aside, in part or whole
@@ -105,7 +106,7 @@ def assess(report, similarity=True):
         same = earlier and not candidate.error and (round(earlier.total, 6), earlier.katas_passed) == \
             (round(candidate.total, 6), candidate.katas_passed)
         candidate.rank = earlier.rank if same else place + 1
-    return Batch(ranked, pairs, report, threshold)
+    return Batch(ranked, pairs, report, threshold, closest)
 
 
 def _candidate(workspace):

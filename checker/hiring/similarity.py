@@ -10,8 +10,11 @@ fingerprints (Schleimer, Wilkerson and Aiken 2003: the smallest hash of every WI
 is linear in the files' sizes (canonical.TOKEN_CAP bounds each) and only pairs that share fingerprints are
 scored. Each candidate is compared with every other and with the kata's reference solution, which the
 trusted parent loads itself (`preload`), never from a workspace; a planted kata (10) is not compared
-with its reference, which every complete fix converges on. A pair at or above THRESHOLD is a pointer for
-a human, with the matching lines on both sides; never a verdict.
+with its reference, which every complete fix converges on: kata 10's files are compared on what each fix
+changed instead (fixes.py). A pair is flagged when its figure passes its kata's line, set by how close the
+kata's honest, independent answers are to one another (similarity_honest.py); the closest pairs of each kata
+are kept even when none is flagged. A flag is a pointer for a human, with the matching lines on both sides;
+never a verdict.
 """
 
 import zlib
@@ -19,9 +22,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from checker.engine import catalog
-from checker.hiring import canonical
+from checker.hiring import canonical, fixes, similarity_honest
 
-THRESHOLD = 0.9  # measured on the katas' correct variants and references: see tests/test_similarity.py
+THRESHOLD = 0.9  # the old fixed line, kept for the report's wording only: each kata's own line decides a flag
+CLOSEST = 3  # pairs kept per kata, flagged or not: who is nearest to whom
+MAX_SCORED = 2_000  # pairs scored per kata (those sharing most fingerprints first); the rest are said, not scored
 MIN_TOKENS = 40  # own tokens (not the stub's) below which a file is not compared: a one-line answer coincides
 MIN_FIX_TOKENS = 10  # the same for a planted kata (10), whose own tokens are the fixes: 15-60 for four
 K = 10  # tokens per k-gram
@@ -39,6 +44,13 @@ class Pair:
     kind: str = CANDIDATES  # CANDIDATES, or REFERENCE: a's file matches the kata's reference solution
     lines_a: tuple = ()  # ((first, last), ...): the lines of a's file that match, 1-based
     lines_b: tuple = ()  # the same in b's file (the reference's, for REFERENCE)
+    line: float = 0.0  # the kata's flag line (similarity_honest.Honest.line)
+    closer_than: float = 0.0  # the share of the kata's honest pairs this pair is closer than (0..1)
+    said: str = ""  # "closer than 100.0 % of kata 05's 45 honest pairs (the closest 0.81)"
+
+    @property
+    def flagged(self):
+        return self.similarity >= self.line
 
     def other(self, path):
         return self.b if self.a == path else self.a
@@ -49,8 +61,9 @@ class Pair:
 
 @dataclass
 class Comparison:
-    pairs: list  # Pair, most similar first
+    pairs: list  # the flagged Pairs, most similar first
     notes: dict = field(default_factory=dict)  # candidate path -> ["kata 03: ..."]: what similarity set aside
+    closest: dict = field(default_factory=dict)  # kata id -> its CLOSEST most similar Pairs, flagged or not
 
 
 @dataclass(frozen=True)
@@ -63,29 +76,58 @@ class _File:
     size: int  # own tokens: the others
 
 
-def compare(files, seeds=None, threshold=THRESHOLD, references=True):
-    """The pairs at or above `threshold` among `files` ({candidate: {kata id: bytes or None}}) and between each
-    file and its kata's reference; `seeds` ({candidate: seed}) says which stub each was issued."""
+def compare(files, seeds=None, threshold=None, references=True):
+    """The flagged pairs among `files` ({candidate: {kata id: bytes or None}}) and between each file and its
+    kata's reference, and each kata's closest pairs; `seeds` ({candidate: seed}) says which stub each was
+    issued. A pair is flagged at its kata's honest line, or at `threshold` when one is given."""
     seeds = seeds or {}
-    pairs, notes = [], {}
+    every, notes, closest = [], {}, {}
     for kata_id in sorted({kata for found in files.values() for kata in found}):
-        read = {}
-        for name in sorted(files):
-            source = files[name].get(kata_id)
-            if source is None:
-                continue
-            found = _file(bytes(source), kata_id, _seed(kata_id, seeds.get(name)))
-            if found.stream.note:
-                notes.setdefault(name, []).append(f"kata {kata_id}: similarity: {found.stream.note}")
-            if found.size >= least(kata_id):
-                read[name] = found
-        pairs += _candidate_pairs(kata_id, read, threshold)
-        if references and not _planted(kata_id) and read:
-            pairs += _reference_pairs(kata_id, read, threshold)
-    return Comparison(sorted(pairs, key=lambda p: (-p.similarity, p.kata, p.kind, p.a, p.b)), notes)
+        honest = similarity_honest.of(kata_id)
+        line = honest.line if threshold is None else threshold
+        given = {name: bytes(files[name][kata_id]) for name in sorted(files) if files[name].get(kata_id) is not None}
+        if _planted(kata_id):
+            found, said = fixes.pairs(given, {name: issued_stub(kata_id, _seed(kata_id, seeds.get(name)))
+                                              for name in given}, reference_source(kata_id))
+            notes_of = {}
+        else:
+            found, said, notes_of = _kata_pairs(kata_id, given, references)
+        for name, note in notes_of.items():
+            notes.setdefault(name, []).append(f"kata {kata_id}: similarity: {note}")
+        for name in said:
+            notes.setdefault(name, []).append(f"kata {kata_id}: similarity: {said[name]}")
+        kata_pairs = sorted((Pair(kata_id, a, b, figure, kind, lines_a, lines_b, line, honest.closer_than(figure),
+                                  honest.said(figure)) for a, b, figure, kind, lines_a, lines_b in found),
+                            key=_rank)
+        closest[kata_id] = kata_pairs[:CLOSEST]
+        every += kata_pairs
+    return Comparison(sorted((pair for pair in every if pair.flagged), key=_rank), notes, closest)
 
 
-def _candidate_pairs(kata_id, read, threshold):
+def _rank(pair):
+    return -pair.similarity, pair.kata, pair.kind, pair.a, pair.b
+
+
+def _kata_pairs(kata_id, given, references):
+    """([(a, b, figure, kind, lines a, lines b)], {name: what was not scored}, {name: what was set aside})."""
+    read, notes, said = {}, {}, {}
+    for name, source in given.items():
+        found = _file(source, kata_id, None)
+        if found.stream.note:
+            notes[name] = found.stream.note
+        if found.size >= least(kata_id):
+            read[name] = found
+    pairs, said = _candidate_pairs(read)
+    if references and read:
+        reference = _file(reference_source(kata_id), kata_id, None)
+        if reference.size >= least(kata_id):
+            pairs += [(name, "reference solution", *_scored(found, reference), REFERENCE)
+                      for name, found in read.items()]
+    return [(a, b, figure, kind, lines_a, lines_b) for a, b, figure, lines_a, lines_b, kind in pairs], said, notes
+
+
+def _candidate_pairs(read):
+    """The scored pairs of candidates that share a fingerprint: at most MAX_SCORED, those sharing most first."""
     index = {}
     for name, found in read.items():
         for fingerprint in found.fingerprints:
@@ -95,24 +137,17 @@ def _candidate_pairs(kata_id, read, threshold):
         for position, a in enumerate(holders):
             for b in holders[position + 1:]:
                 shared[a, b] = shared.get((a, b), 0) + 1
-    pairs = []
-    for (a, b), count in sorted(shared.items()):
-        least = min(len(read[a].fingerprints), len(read[b].fingerprints))
-        if count >= (threshold - 0.25) * least:  # a pair far below the threshold shares far fewer fingerprints
-            pair = score(read[a], read[b])
-            if pair[0] >= threshold:
-                pairs.append(Pair(kata_id, a, b, *pair[:1], CANDIDATES, *pair[1:]))
-    return pairs
+    ranked = sorted(shared, key=lambda pair: (-shared[pair] / min(len(read[n].fingerprints) for n in pair), pair))
+    said = {}
+    for a, b in ranked[MAX_SCORED:]:
+        for name in (a, b):
+            said[name] = f"only the {MAX_SCORED} pairs of this kata sharing most were scored"
+    return [(a, b, *_scored(read[a], read[b]), CANDIDATES) for a, b in ranked[:MAX_SCORED]], said
 
 
-def _reference_pairs(kata_id, read, threshold):
-    pairs = []
-    for name, found in read.items():
-        reference = _file(reference_source(kata_id), kata_id, _seed(kata_id, None))
-        figure, lines_a, lines_b = score(found, reference)
-        if figure >= threshold and reference.size >= least(kata_id):
-            pairs.append(Pair(kata_id, name, "reference solution", figure, REFERENCE, lines_a, lines_b))
-    return pairs
+def _scored(a, b):
+    figure, lines_a, lines_b = score(a, b)
+    return figure, lines_a, lines_b
 
 
 def score(a, b):
@@ -141,6 +176,10 @@ def _covered(hashes, wanted):
 def similarity(a, b, kata_id):
     """Two sources' figure (0..1) for `kata_id`, both issued its default stub, or None when either has too
     few tokens of its own to be compared: for tests and benchmarks."""
+    if _planted(kata_id):
+        stub = issued_stub(kata_id, None)
+        found, _ = fixes.pairs({"a": bytes(a), "b": bytes(b)}, {"a": stub, "b": stub}, reference_source(kata_id))
+        return found[0][2] if found else None
     first, second = _file(bytes(a), kata_id, None), _file(bytes(b), kata_id, None)
     return score(first, second)[0] if min(first.size, second.size) >= least(kata_id) else None
 

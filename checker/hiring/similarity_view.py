@@ -48,7 +48,8 @@ def html_section(batch):
                          f'<a href="#pair{seen}">pair {seen}</a>.</p></div>')
             continue
         parts.append(f'<div class="pair" id="pair{number}"><h3>kata {_e(pair.kata)}: {_e(pair.a)} ~ '
-                     f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><div class="side">'
+                     f'{_e(_label(pair))} — {pair.similarity:.2f}</h3><p class="muted">{_e(pair.said)}</p>'
+                     '<div class="side">'
                      f"<div><h4>{_e(pair.a)}: lines {_e(_ranges(pair.lines_a))}</h4>{_code(left, pair.lines_a)}</div>"
                      f"<div><h4>{_e(_label(pair))}: lines {_e(_ranges(pair.lines_b))}</h4>"
                      f"{_code(right, pair.lines_b)}</div></div></div>")
@@ -58,18 +59,31 @@ def html_section(batch):
     return "\n".join(parts)
 
 
+def closest_lines(batch):
+    """Markdown rows: each kata's closest pairs, flagged or not, with how close honest pairs of the kata are."""
+    closest = getattr(batch, "closest", None) or {}
+    if not closest:
+        return []
+    lines = ["Closest pairs of each kata, flagged or not (a pair is flagged at its kata's line, set by how close "
+             "independent honest answers of that kata are):", "",
+             "| kata | candidate | compared with | similarity | line | against honest pairs |", "|---|---|---|---:|---:|---|"]
+    lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | {pair.line:.2f} | "
+              f"{_md(pair.said)} |" for kata in sorted(closest) for pair in closest[kata]]
+    return lines + [""]
+
+
 def markdown(batch):
     """The Markdown report's section on similar files, with each pair's figure and matching lines."""
     lines = ["", "## Similar files", ""]
     if not batch.pairs:
-        return "\n".join(lines + [f"No pair of files reached similarity {batch.threshold:g}.", ""])
-    lines += [f"Pairs at or above {batch.threshold:g}; the lines columns give, in each file, {_MATCHES} "
+        return "\n".join(lines + ["No pair of files reached its kata's flag line.", ""] + closest_lines(batch))
+    lines += [f"Pairs at or above their kata's flag line; the lines columns give, in each file, {_MATCHES} "
               f"{_NOT_A_VERDICT}", "",
-              "| kata | candidate | compared with | similarity | lines (candidate) | lines (compared with) |",
-              "|---|---|---|---:|---|---|"]
-    lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | "
+              "| kata | candidate | compared with | similarity | against honest pairs | lines (candidate) | "
+              "lines (compared with) |", "|---|---|---|---:|---|---|---|"]
+    lines += [f"| {pair.kata} | {_md(pair.a)} | {_md(_label(pair))} | {pair.similarity:.2f} | {_md(pair.said)} | "
               f"{_ranges(pair.lines_a)} | {_ranges(pair.lines_b)} |" for pair in batch.pairs]
-    return "\n".join(lines + [""])
+    return "\n".join(lines + [""] + closest_lines(batch))
 
 
 def _label(pair):

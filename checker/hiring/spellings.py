@@ -14,6 +14,10 @@ OPERATORS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult, "divide"
 RENAMED = {"amax": "max", "amin": "min", "permute_dims": "transpose", "swapaxes": "transpose",
            "matrix_transpose": "transpose", "concat": "concatenate"}
 LIBRARIES = ("numpy", "math")
+AXIS_SECOND = frozenset({"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "prod", "std",
+                         "var", "concatenate", "stack", "sort", "argsort", "squeeze", "expand_dims", "flip",
+                         "nanmax", "nanmin", "nansum", "logsumexp"})  # numpy.f(x, a) is numpy.f(x, axis=a)
+SEQUENCE_FIRST = frozenset({"concatenate", "stack", "vstack", "hstack"})  # [a, b] or (a, b): one spelling
 
 
 def prepared(tree, chosen):
@@ -106,6 +110,34 @@ class _Spellings(ast.NodeTransformer):
             node.attr = RENAMED[node.attr]
         return node
 
+    def visit_Subscript(self, node):
+        self.generic_visit(node)  # x[:, None], x[..., None], x[None, :]: one new axis, written as expand_dims
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        plain = all(isinstance(p, ast.Slice) and not (p.lower or p.upper or p.step) or
+                    isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts)
+        if isinstance(node.ctx, ast.Load) and plain and \
+                sum(isinstance(p, ast.Constant) and p.value is None for p in parts) == 1:
+            return ast.Call(_numpy("expand_dims"), [node.value], [])
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)  # a, b = x, y is a = x; b = y when y does not read a (nor a later one b)
+        target, value = node.targets[0], node.value
+        if len(node.targets) == 1 and isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and \
+                len(target.elts) == len(value.elts) and all(isinstance(t, ast.Name) for t in target.elts):
+            names = [t.id for t in target.elts]
+            if len(set(names)) == len(names) and not any(
+                    isinstance(part, ast.Name) and part.id in names[:index]
+                    for index, item in enumerate(value.elts) for part in walk(item)):
+                return [ast.copy_location(ast.Assign([t], v), node) for t, v in zip(target.elts, value.elts)]
+        if len(node.targets) == 1 and isinstance(target, ast.Name) and isinstance(value, ast.IfExp):
+            same = [isinstance(side, ast.Name) and side.id == target.id for side in (value.body, value.orelse)]
+            if same[0] != same[1]:  # x = a if c else x is: if c: x = a (and x = x if c else a: if not c: x = a)
+                test = value.test if same[1] else ast.UnaryOp(ast.Not(), value.test)
+                assign = ast.Assign([target], value.orelse if same[0] else value.body)
+                return ast.copy_location(ast.If(test, [ast.copy_location(assign, node)], []), node)
+        return node
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         read = copy.deepcopy(node.target)
@@ -128,15 +160,27 @@ class _Spellings(ast.NodeTransformer):
         if not isinstance(func, ast.Attribute):
             return node
         if _library(func.value):
-            if func.attr in OPERATORS and len(args) == 2 and not keywords:
-                return ast.BinOp(args[0], OPERATORS[func.attr](), args[1])
-            if func.attr == "transpose" and args:
-                node.args = args[:1]
-            return node
+            return self._library_call(node)
         if func.attr == "dot" and len(args) == 1 and not keywords:
             return ast.BinOp(func.value, ast.MatMult(), args[0])
         if func.attr in ("transpose", "swapaxes"):
             return ast.Call(_numpy("transpose"), [func.value], [])
         if func.attr in METHODS:
-            return ast.Call(_numpy(func.attr), [func.value, *args], keywords)
+            return self._library_call(ast.Call(_numpy(func.attr), [func.value, *args], keywords))
+        return node
+
+    @staticmethod
+    def _library_call(node):
+        """numpy.f(...) in one spelling: operators as operators, the axis as a keyword, keywords sorted."""
+        func, args, keywords = node.func, node.args, node.keywords
+        if func.attr in OPERATORS and len(args) == 2 and not keywords:
+            return ast.BinOp(args[0], OPERATORS[func.attr](), args[1])
+        if func.attr in ("transpose", "expand_dims") and args:
+            node.args, node.keywords = args[:1], []  # the axes: a copier's free choice on 2-D
+            return node
+        if func.attr in AXIS_SECOND and len(args) == 2:
+            node.args, node.keywords = args[:1], [ast.keyword("axis", args[1])] + keywords
+        if func.attr in SEQUENCE_FIRST and node.args and isinstance(node.args[0], ast.Tuple):
+            node.args[0] = ast.List(node.args[0].elts, ast.Load())
+        node.keywords = sorted(node.keywords, key=lambda keyword: keyword.arg or "")
         return node
