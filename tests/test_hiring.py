@@ -211,6 +211,32 @@ def test_check_script_on_stubs_then_references(here):
         assert f"{kata.id} {kata.slug:<12} {verdict}: " in done.stdout, kata
 
 
+def test_check_script_says_the_graders_limit_and_times_each_kata(here):
+    from checker.sandbox import DEFAULT_SECONDS
+
+    folder = make_pack(here / "ada", "--katas", "01,03", "--seed", 11)
+    fill(folder, "01", catalog.find("01").solution_path)
+    slow = catalog.find("03")  # right, but each call sleeps: far too slow for the graders' limit
+    (folder / "katas" / slow.filename).write_text(slow.solution_path.read_text() + (
+        "\n\nimport time as _t\n_fast = attention\n\n\ndef attention(q, k, v, mask=None):\n"
+        f"    _t.sleep({DEFAULT_SECONDS / 4 / 2})\n    return _fast(q, k, v, mask)\n"))
+    said = _check_script(folder)
+    assert re.search(r"01 scores +ok: .* \[\d+\.\d s\]", said.stdout), said.stdout
+    assert re.search(rf"03 causal-mask +SLOW: right shapes, but .* within {DEFAULT_SECONDS:g} s in all", said.stdout)
+    assert f"stop each kata after {DEFAULT_SECONDS:g} s in all" in said.stdout and said.returncode == 1
+    assert f"after {DEFAULT_SECONDS:g} s in all" in (folder / "README.md").read_text()
+
+
+def test_a_pack_says_which_languages_the_round_accepts(here):
+    numpy_only = make_pack(here / "ada", "--katas", "01", "--seed", 3)
+    both = make_pack(here / "bob", "--katas", "01", "--seed", 3, "--allow", "torch")
+    assert "NumPy only: no PyTorch" in (numpy_only / "README.md").read_text()
+    assert "NumPy or PyTorch (this round accepts both" in (both / "README.md").read_text()
+    assert json.loads((both / MANIFEST).read_text())["allow"] == ["numpy", "torch"]
+    roster = [json.loads(line) for line in (here / catalog.ROSTER).read_text().splitlines()]
+    assert [entry["allow"] for entry in roster] == [["numpy"], ["numpy", "torch"]]
+
+
 def test_check_script_stops_an_endless_loop(here):
     folder = make_pack(here / "ada", "--katas", "01", "--seed", 11)
     fill(folder, "01", HOSTILE / "loop_forever.py")

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from checker.engine import catalog
 from checker.present import escape
 from checker.cli import cli
-from checker.hiring import concerns, grade, review, review_code, review_reach
+from checker.hiring import concerns, grade, review, review_code, review_reach, workspaces
 from checker.hiring import roster as rostering
 from checker.hiring.pack import MANIFEST
 
@@ -115,10 +115,10 @@ def test_a_refused_links_target_is_short_and_on_one_line(tmp_path):
     kata = catalog.find("01")
     os.symlink(target, folder / "katas" / kata.filename)
     assert "\n01 scores  passed" in os.path.realpath(folder / "katas" / kata.filename)  # the control
-    data, digest, why = grade.read_kata_file(folder, kata)
+    data, digest, why = workspaces.read_kata_file(folder, kata)
     assert data is None and why.startswith("a link leaving the workspace")
     assert "\n" not in why and "<U+000A>01 scores passed" in why
-    assert len(why) < grade.LINK_CHARS + 80 and "more characters cut" in why
+    assert len(why) < workspaces.LINK_CHARS + 80 and "more characters cut" in why
 
 
 def test_bidirectional_controls_are_a_concern_of_their_own():

@@ -251,10 +251,12 @@ def test_the_markdown_report_gets_no_markup_from_candidate_text(batch):
     assert "\x1b" not in report and "a link leaving the workspace" in report
     assert _markup(report) == {"heading"}  # its own, below
     headings = [line for line in report.splitlines() if line.startswith("#")]
-    assert headings[:4] == ["# Kata grading report", "## Ranking", "## Similar files", "## Candidates"]
-    assert headings[-2:] == ["## Totals per kata", "## Totals per status"]
-    assert len(headings) == 6 + len(batch["report"]["workspaces"])  # and one for each candidate, ours
-    assert all(re.match(r"### \d+\. ", line) for line in headings[4:-2])
+    ours = ["# Kata grading report", "## Integrity: needs review before any score", "## Ranking",
+            "## What the bug names mean", "## Similar files", "## Candidates"]
+    assert headings[:len(ours)] == ours
+    assert headings[-3:] == ["## Totals per kata", "## Totals per status", "## Appendix: file hashes"]
+    assert len(headings) == len(ours) + 3 + len(batch["report"]["workspaces"])  # and one for each candidate, ours
+    assert all(re.match(r"### \d+\. ", line) for line in headings[len(ours):-3])
 
 
 def test_csv_cells_never_start_a_formula(batch):

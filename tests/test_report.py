@@ -106,13 +106,87 @@ def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
     assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == [] and unknown.score < 100 / len(planted)
 
 
-def test_kata_08_without_tiling_scores_at_most_50():
+SLOW_ON_BIG = """
+import time as _time
+
+_tiled = flash_attention
+
+
+def flash_attention(q, k, v, block_size=64, causal=False, mask=None):
+    if k.shape[-2] >= 8192:  # the memory check's big calls only: right numbers, far too slow
+        _time.sleep(60)
+    return _tiled(q, k, v, block_size, causal, mask)
+"""
+
+
+def test_kata_08_scores_its_four_kinds_apart(tmp_path):
+    """The cap of 50 is for materializes-scores alone: a value bug scores as one, too slow is its own line."""
+    from checker.sandbox import Limits
+
     kata = catalog.find("08")
-    assert scoring.test_caps(kata) == {"memory_grows_with_blocks_not_table": 50}
+    assert scoring.test_caps(kata) == {"memory_grows_with_blocks_not_table": (50, "materializes-scores")}
     untiled = _graded(kata, ZOO / "flash" / "materializes-scores--plain.py", 5)
     assert untiled.bugs == ["materializes-scores"] and untiled.passed == untiled.total - 1
-    assert untiled.score == 50  # it passes every other check: far more by weights alone
+    assert untiled.score == 50 and untiled.capped == "at most 50: materializes-scores"
+    offset = _graded(kata, ZOO / "flash" / "mask-top-left.py", 5)  # a causal-offset value bug, tiled
+    weights = scoring.test_weights(kata)
+    by_weights = 100 * sum(w for name, w in weights.items() if offset.check["tests"][list(weights).index(name)]
+                           ["outcome"] == "passed") / sum(weights.values())
+    assert offset.bugs[0] == "mask-top-left" and not offset.capped and offset.score == round(by_weights, 1)
+    slow_file = tmp_path / "slow.py"
+    slow_file.write_text(kata.solution_path.read_text() + SLOW_ON_BIG)
+    from checker.hiring.grade import _for_graders
+    from checker.engine.runner import check
+
+    result = check(kata, slow_file, Limits(seconds=3), seed=5)
+    slow = scoring.kata_score({**result.to_json(), **_for_graders(result)}, 5)
+    assert slow.status == "timeout" and slow.slow.startswith("correct, too slow for the limit: 1 of ")
+    assert not slow.capped and 0 < slow.score < 100 and slow.score != offset.score != untiled.score
     assert _graded(kata, kata.solution_path, 5).score == 100
+
+
+ZEROS = {"05": """import numpy as np
+
+
+class KVCache:
+    def __init__(self):
+        self.n = 0
+
+    def __len__(self):
+        return self.n
+
+    def append(self, k, v):
+        self.n += k.shape[2]
+        return np.zeros(k.shape[:2] + (self.n, k.shape[3])), np.zeros(v.shape[:2] + (self.n, v.shape[3]))
+
+
+def cached_attention(x, cache, w_q, w_k, w_v, w_o, n_heads):
+    b, t, d = x.shape
+    cache.append(np.zeros((b, n_heads, t, d // n_heads)), np.zeros((b, n_heads, t, d // n_heads)))
+    return np.zeros(x.shape)
+""", "06": """import numpy as np
+
+
+def rope(x, positions, base=10000.0):
+    return np.zeros(np.shape(x))
+
+
+def rope_attention(q, k, v, base=10000.0):
+    return np.zeros(np.shape(q)[:-1] + np.shape(v)[-1:])
+"""}
+
+
+@pytest.mark.parametrize("kata_id", sorted(ZEROS))
+def test_zeros_of_the_right_shape_earn_nothing(tmp_path, kata_id):
+    """Checks any right-shaped answer passes count only beside a passed value check: all zeros scores 0."""
+    kata = catalog.find(kata_id)
+    path = tmp_path / kata.filename
+    path.write_text(ZEROS[kata_id])
+    zeros = _graded(kata, path, 5)
+    passed = {test["name"] for test in zeros.check["tests"] if test["outcome"] == "passed"}
+    assert passed and passed <= scoring.form_checks(kata)  # the control: these pass, and the table knows them
+    assert zeros.score == 0
+    assert _graded(kata, kata.solution_path, 5).score == 100  # form checks still count beside right values
 
 
 def test_a_rubric_is_pairs_or_a_file(tmp_path):
@@ -194,15 +268,15 @@ def test_json_gains_scores_record_hashes_and_times(batch):
     report = batch["json"]
     assert set(report) == {"format", "isolation", "workspaces", "similar", "similarity_threshold"}
     for workspace in report["workspaces"]:
-        assert set(workspace) == {"path", "seed", "katas", "flags", "rank", "score", "summary", "kata_version",
-                                  "roster", "time", "similar"}
+        assert set(workspace) == {"path", "name", "held", "seed", "katas", "flags", "rank", "score", "summary",
+                                  "kata_version", "roster", "time", "similar"}
         weights = {"10": 1} if workspace["path"] == "debugger" else {"01": 1, "03": 3.0}
         assert workspace["roster"]["seed"] == 5 and workspace["roster"]["weights"] == weights
-        assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time"}
+        assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time", "spread"}
         for check in workspace["katas"]:
             assert set(check) - {"plants"} == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256",
                                                "review", "score", "checks_passed", "checks_total",
-                                               "weight", "modified", "untouched", "frontend"}
+                                               "weight", "modified", "untouched", "frontend", "slow", "capped"}
     found = _workspaces(batch)
     assert found["solved"]["score"] == 100 and found["solved"]["rank"] == 1
     assert found["solved"]["summary"] == "2/2 katas · 100/100 · bugs: none named"
@@ -248,7 +322,8 @@ def test_terminal_ranking(batch):
     assert ranking[1].startswith("  1. ") and "100.0  2/2 katas · 100/100" in ranking[1]
     lines = {line.split()[1]: line for line in ranking[1:len(NAMES) + 2]}
     assert lines["untouched"].startswith("  6. untouched")
-    assert "! TAMPERING: kata 01: patches np.allclose (+" in lines["shady"]  # the worst concern first
+    # integrity before score: held, said first on its line, ranked after every clean candidate
+    assert lines["shady"].startswith(f"  {len(NAMES) + 1}. shady      HELD: tampering: kata 01: patches np.allclose")
     assert "over time (2 h 00 min of 30 min)" in lines["late"]
     assert "grading" not in text  # no progress bar off a terminal
     assert "(2 jobs)" in text
@@ -323,9 +398,10 @@ def test_the_markdown_report_opens_with_what_a_manager_forwards(batch):
         assert [cell.split(" ")[0] for cell in cells[3:6]] == [scores.get(k, "-") for k in ("01", "03", "10")]
         assert " of 30 min" in cells[6] or name == "debugger"  # time used, of the pack's minutes
     assert "**over time**" in rows["late"] and "**over time**" not in rows["solved"]
-    assert re.search(r"similar to (buggy, )?late, reference solution, solved \(kata 03\)", rows["copier"])
+    # The closest first (the files it matches at 1.00: the reference and the two who handed it in), then a count.
+    assert re.search(r"similar to ([a-z ]+, )*solved(, [a-z ]+)*(, \d+ more)? \(kata 03\)", rows["copier"]), rows["copier"]
     assert "0 (error)" in rows["crasher"]
-    assert "**tampering**: kata 01: patches np.allclose" in rows["shady"]
+    assert "**held: tampering**: kata 01: patches np.allclose" in rows["shady"]
     assert "(mask-top-left)" in rows["buggy"] and "0 (untouched)" in rows["buggy"]
     fixed, remaining = batch["planted"][:2], batch["planted"][2:]
     assert f"| debugger | 2 of 4: {', '.join(fixed)} | {', '.join(sorted(remaining))} |" in first_screen

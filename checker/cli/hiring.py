@@ -24,7 +24,9 @@ from checker.sandbox import DEFAULT_SECONDS
                                                             "[default: 20 per kata]")
 @click.option("--weights", "rubric", metavar="RUBRIC",
               help="Each kata's weight in the total score: 03=2,05=3 or a YAML file {kata: weight}  [default: 1 each]")
-def pack(folder, kata_keys, seed, minutes, rubric):
+@click.option("--allow", "allow", type=click.Choice(["torch"]), multiple=True,
+              help="Also accept PyTorch answers (the README says so)  [default: NumPy only]")
+def pack(folder, kata_keys, seed, minutes, rubric, allow):
     """Make a candidate's workspace in DIR: the stubs, a README and the public checks only.
 
     The pack holds no reference, hidden test, bug catalogue or quiz answer, and speaks only of the
@@ -52,7 +54,7 @@ def pack(folder, kata_keys, seed, minutes, rubric):
     seed = random.randrange(10**6) if seed is None else seed
     try:
         weights = scoring.parse_rubric(rubric) if rubric else None
-        made = packing.make(folder, katas, seed, minutes, weights)
+        made = packing.make(folder, katas, seed, minutes, weights, ("numpy", *allow))
     except (packing.PackError, scoring.RubricError) as error:
         raise UsageProblem(str(error)) from None
     for kata_id in sorted(set(weights or {}) - {kata.id for kata in made.katas}):
@@ -88,7 +90,10 @@ def _kata_list(text):
 @click.option("--html", "html_path", type=click.Path(path_type=Path),
               help="Write the review page: PATH.html one self-contained file; DIR an index.html and a page per "
                    "candidate (to share one alone).")
-def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path):
+@click.option("--without-torch", is_flag=True,
+              help="Go on where files written in PyTorch cannot run here: those katas are not graded, not scored.")
+def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, insecure, csv_path, html_path,
+          without_torch):
     """Grade candidates' workspaces with the hidden tests, in parallel, each kata in an isolated sandbox.
 
     Each workspace is graded on the katas and seed `kata pack` recorded in its roster, found by the
@@ -120,11 +125,23 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
     folders = [folder for folder in folders if not _team_file(folder)]  # `kata grade interviews/*` holds them
     if not folders:
         raise UsageProblem("no workspace to grade: give the candidates' folders (kata grade interviews/*)")
+    state = grading.state_path(report_path)
+    unpacked = state.with_name("kata-grade.unzipped")  # returned zips, unpacked by the grader beside its state
     try:
         workspaces = grading.flag_shared_records(
-            [grading.open_workspace(folder, seed, roster) for folder in dict.fromkeys(folders)])
+            [grading.open_workspace(folder, seed, roster, unpacked) for folder in dict.fromkeys(folders)])
     except grading.GradeError as error:
         raise UsageProblem(str(error)) from None
+    torch_files = grading.needs_torch(workspaces)
+    if torch_files:
+        where = ", ".join(f"{escape.terminal(w.path)} kata {kata_id}" for w, kata_id in torch_files[:4])
+        more = f" and {len(torch_files) - 4} more" if len(torch_files) > 4 else ""
+        line = (f"torch is needed: {len(torch_files)} file{'s' if len(torch_files) > 1 else ''} written in PyTorch "
+                f"({where}{more}) cannot run here; install it (pip install -e \".[torch]\", or pip install torch) "
+                "and grade again")
+        if not without_torch:
+            raise UsageProblem(line + ", or pass --without-torch to grade the rest (those katas not scored)")
+        click.echo(f"warning: {line}; --without-torch: those katas are not graded and not scored", err=True)
     for path in (report_path, csv_path, html_path):
         if path and not path.parent.is_dir():
             raise UsageProblem(f"no such folder for the report: {path.parent}")
@@ -139,7 +156,6 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
             raise Problem(f"candidate code cannot be fully isolated here ({missing}): grades could be "
                                        "forged. Grade on Linux with Landlock, or accept it with --insecure")
         click.echo(f"warning: reduced isolation ({missing}): the report says so", err=True)
-    state = grading.state_path(report_path)
     jobs = jobs or os.cpu_count() or 1
     bar = _ProgressBar() if sys.stderr.isatty() and not as_json else None
 
@@ -147,13 +163,14 @@ def grade(folders, seed, jobs, timeout, report_path, resume, as_json, roster, in
         click.echo(f"note: {escape.terminal(state)} holds an earlier batch; starting afresh (--resume would "
                    "continue it)", err=True)
     try:
-        with bar or _nothing():
+        with bar or _nothing(), grading.stopped_by_signals():
             result = grading.grade(workspaces, limits, jobs, state, resume, bar, isolation)
     except grading.GradeError as error:
         raise Problem(str(error)) from None
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished workspaces are saved in {escape.terminal(state)}; run the same command "
-                   "with --resume to grade the rest", err=True)
+    except KeyboardInterrupt as stop:
+        how = getattr(stop, "signal_name", "Ctrl-C")
+        click.echo(f"\ninterrupted ({how}): every process the grade started has ended; finished workspaces are saved "
+                   f"in {escape.terminal(state)}; run the same command with --resume to grade the rest", err=True)
         sys.exit(130)
     batch = scoring.assess(result)
     if report_path:

@@ -46,8 +46,8 @@ def of_flag(flag):
 
 def of_review(reason):
     """The severity of a review reason (review.py)."""
-    if reason.startswith(("patches ", "a coding cookie", "code below the page's", "scan stopped")) \
-            or "bidirectional-text" in reason:
+    if reason.startswith(("patches ", "a coding cookie", "code below the page's", "scan stopped",
+                          "prints what looks like the checker's own verdict")) or "bidirectional-text" in reason:
         return TAMPERING  # what the reviewer reads is not what Python runs (no honest answer stops the scan)
     words = reason.split()
     if words[0] == "imports":
@@ -97,7 +97,10 @@ def _katas(texts):
 
 def headline(candidate):
     """The most severe concern but time and similarity (said apart), in a few words ("" without any)."""
-    found = [concern for concern in of_candidate(candidate) if concern.severity not in (TIME, SIMILAR)]
+    from checker.hiring.returned import ONE_DOWN, UNPACKED
+
+    found = [concern for concern in of_candidate(candidate) if concern.severity not in (TIME, SIMILAR)
+             and not concern.text.startswith((UNPACKED, ONE_DOWN))]  # where it was found: said in the row
     if not found:
         return ""
     worst, more = found[0], len(found) - 1

@@ -10,7 +10,7 @@ import io
 import click
 
 from checker.present import escape
-from checker.hiring import concerns
+from checker.hiring import concerns, similarity_view
 from checker.present.render import duration
 
 JSON_FORMAT = 1
@@ -25,20 +25,29 @@ _STYLE = {"passed": "green", "failed": "red", "error": "red", "timeout": "red", 
 def ranking_text(batch, limit=None):
     """`kata grade`'s closing lines: the candidates ranked, one line each, and the pairs to compare."""
     shown = batch.candidates[:limit] if limit else batch.candidates
-    width = max((len(escape.terminal(c.path)) for c in shown), default=0)
-    lines = [click.style("Ranking", bold=True) + " (score: the weighted share of hidden checks passed)"]
+    names = {c.path: c.name for c in batch.candidates}
+    width = max((len(escape.terminal(c.name)) for c in shown), default=0)
+    lines = [click.style("Ranking", bold=True) + " (score: the weighted share of hidden checks passed; HELD: a tampering concern, ranked after "
+                                                "every clean candidate)"]
     for candidate in shown:
         notes = []
         if candidate.over_time:
             notes.append(f"over time ({duration(candidate.span_seconds)} of {candidate.minutes} min)")
         if candidate.similar:
-            others = sorted({_other(pair, candidate.path) for pair in candidate.similar})
-            notes.append("similar to " + escape.terminal(", ".join(others)))
+            others, hidden = similarity_view.closest_others(candidate, names)
+            more = f" (+{hidden} more)" if hidden else ""
+            notes.append("similar to " + escape.terminal(", ".join(others)) + more)
         worst = concerns.headline(candidate)
-        if worst:
+        if worst and not candidate.held:
             notes.append(escape.terminal(worst[:100] + ("…" if len(worst) > 100 else "")))
         total = click.style(f"{candidate.total:5.1f}", bold=True) if not candidate.error else "    -"
-        line = f"{candidate.rank:>3}. {escape.terminal(candidate.path):<{width}}  {total}  " \
+        held = ""
+        if candidate.held:  # integrity before score: said first, and ranked after every clean candidate
+            first = candidate.held[0].text
+            more = f" (+{len(candidate.held) - 1} more)" if len(candidate.held) > 1 else ""
+            held = click.style(f"HELD: tampering: {escape.terminal(first[:90])}{more}", fg="red", bold=True) + \
+                "\n" + " " * (width + 7)
+        line = f"{candidate.rank:>3}. {escape.terminal(candidate.name):<{width}}  {held}{total}  " \
                f"{escape.terminal(candidate.summary)}"
         lines.append(line + (click.style("  ! " + "; ".join(notes), fg="yellow") if notes else ""))
     if limit and len(batch.candidates) > limit:
@@ -58,20 +67,24 @@ def kata_json(kata):
     """A graded check object as SPEC.md has it (plus sha256, review), with its score."""
     check = {key: value for key, value in kata.check.items() if key not in GRADER_ONLY}
     check.update({"score": kata.score, "checks_passed": kata.passed, "checks_total": kata.total,
-                  "weight": kata.weight, "modified": kata.modified, "untouched": kata.untouched})
+                  "weight": kata.weight, "modified": kata.modified, "untouched": kata.untouched, "slow": kata.slow,
+                  "capped": kata.capped})
     if kata.plants is not None:
         check["plants"] = kata.plants
     return check
 
 
 def candidate_json(candidate):
-    data = {"path": candidate.path, "seed": candidate.seed, "katas": [kata_json(kata) for kata in candidate.katas],
+    spread = candidate.spread
+    data = {"path": candidate.path, "name": candidate.name, "held": [concern.text for concern in candidate.held],
+            "seed": candidate.seed, "katas": [kata_json(kata) for kata in candidate.katas],
             "flags": candidate.flags, "rank": candidate.rank, "score": round(candidate.total, 1),
             "summary": candidate.summary, "kata_version": (candidate.record or {}).get("kata_version"),
             "roster": candidate.record,
             "time": {"issued": candidate.issued, "last_change": candidate.last_change,
                      "span_seconds": None if candidate.span_seconds is None else round(candidate.span_seconds, 1),
-                     "minutes": candidate.minutes, "over_time": candidate.over_time},
+                     "minutes": candidate.minutes, "over_time": candidate.over_time,
+                     "spread": None if spread is None else [round(spread[0]), round(spread[1])]},
             "similar": [{"kata": pair.kata, "other": _other(pair, candidate.path), "similarity": pair.similarity,
                          "kind": pair.kind, "lines": _lines(pair.lines_a if pair.a == candidate.path else pair.lines_b),
                          "other_lines": _lines(pair.lines_b if pair.a == candidate.path else pair.lines_a)}
@@ -141,8 +154,9 @@ def pairs_text(batch, limit=10):
         return ""
     lines = [click.style("Similar files", bold=True) + f" (similarity >= {batch.threshold:g} once names, comments "
                                                        "and layout are set aside: look, do not conclude):"]
-    lines += [f"  kata {p.kata}: {escape.terminal(p.a)} ~ {escape.terminal(p.b)}  {p.similarity:.2f}"
-              for p in batch.pairs[:limit]]
+    names = {c.path: c.name for c in batch.candidates}  # the roster's names, not where a zip was unpacked
+    lines += [f"  kata {p.kata}: {escape.terminal(names.get(p.a, p.a))} ~ {escape.terminal(names.get(p.b, p.b))}  "
+              f"{p.similarity:.2f}" for p in batch.pairs[:limit]]
     if len(batch.pairs) > limit:
         lines.append(f"  ... and {len(batch.pairs) - limit} more pairs: --json, --csv or --html has them all")
     return "\n".join(lines)

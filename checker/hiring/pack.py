@@ -45,7 +45,10 @@ class Pack:
     pack_id: str = ""  # the id the roster knows it by, in its manifest with the seal
 
 
-def make(folder, katas, seed, minutes=None, weights=None):
+LANGUAGES = {"numpy": "NumPy", "torch": "PyTorch"}
+
+
+def make(folder, katas, seed, minutes=None, weights=None, allow=("numpy",)):
     """Write the pack of `katas` (id order) drawn with `seed` into the new or empty `folder`; `weights`
     ({kata id: weight}, default 1 each) is the team's rubric for the total score, kept in the roster only."""
     folder = Path(folder)
@@ -53,11 +56,12 @@ def make(folder, katas, seed, minutes=None, weights=None):
         raise PackError(f"{folder} already exists and is not an empty folder: pack into a new one")
     katas = sorted(set(katas), key=lambda kata: kata.id)
     minutes = minutes or MINUTES_PER_KATA * len(katas)
-    files, warnings = contents(katas, seed, minutes)
+    allow = sorted(set(allow) | {"numpy"}, key=list(LANGUAGES).index)
+    files, warnings = contents(katas, seed, minutes, allow)
     weights = {kata.id: (weights or {}).get(kata.id, 1) for kata in katas}
     folder.mkdir(parents=True, exist_ok=True)
-    pack_id, sealed, roster = rostering.issue(folder, katas, seed, files, minutes, weights)
-    files[MANIFEST] = manifest(katas, seed, minutes, pack_id, sealed)
+    pack_id, sealed, roster = rostering.issue(folder, katas, seed, files, minutes, weights, allow)
+    files[MANIFEST] = manifest(katas, seed, minutes, pack_id, sealed, allow)
     for relative, text in files.items():
         target = folder / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +69,7 @@ def make(folder, katas, seed, minutes=None, weights=None):
     return Pack(folder, katas, seed, minutes, list(files), warnings, roster, weights, pack_id)
 
 
-def contents(katas, seed, minutes):
+def contents(katas, seed, minutes, allow=("numpy",)):
     """({relative path: text}, warnings): everything a pack holds but its manifest (which carries the pack's
     own id). Pure: same arguments, same bytes."""
     stubs, warnings = {}, []
@@ -74,15 +78,16 @@ def contents(katas, seed, minutes):
         stubs[kata.id] = issued_stub(kata, seed, tuple(katas))  # the learner's commands and other katas, reworded
         warnings += [warning] if warning else []
     warnings += given_away(katas, stubs)
-    files = {"README.md": readme(katas, minutes), "check.py": check_script(katas, stubs, seed),
+    files = {"README.md": readme(katas, minutes, allow), "check.py": check_script(katas, stubs, seed),
              **{f"katas/{kata.filename}": stubs[kata.id] for kata in katas}}
     return files, warnings
 
 
-def manifest(katas, seed, minutes, pack_id, sealed):
+def manifest(katas, seed, minutes, pack_id, sealed, allow=("numpy",)):
     """kata-pack.json: what the candidate was given, and the pack id and seal `kata grade` finds its record by."""
     return json.dumps({"format": MANIFEST_FORMAT, "kata_version": __version__, "seed": seed,
-                       "katas": [kata.id for kata in katas], "minutes": minutes, "pack": pack_id, "seal": sealed},
+                       "katas": [kata.id for kata in katas], "minutes": minutes, "allow": list(allow), "pack": pack_id,
+                       "seal": sealed},
                       indent=2) + "\n"
 
 
@@ -150,7 +155,14 @@ def check_script(katas, stubs, seed):
         template = _fill(template, name, f"\n{name} = {{\n{lines}}}\n")
     checks = "".join(_public_check(kata) + "\n\n\n" for kata in katas)
     table = "".join(f"    {json.dumps(kata.slug)}: {_check_name(kata)},\n" for kata in katas)
+    template = template.replace("\nGRADER_SECONDS = 10 ", f"\nGRADER_SECONDS = {_grader_seconds():g} ", 1)
     return _fill(template, "SHAPE_CHECKS", f"\n{checks}SHAPE_CHECKS = {{\n{table}}}\n")
+
+
+def _grader_seconds():
+    from checker.sandbox import DEFAULT_SECONDS
+
+    return DEFAULT_SECONDS
 
 
 def _fill(template, name, text):
@@ -200,7 +212,7 @@ def distinct(draw, count, low=2, high=9):
 _README = """\
 # Attention katas
 
-You have **{minutes} minutes** for {count}. Write each one in NumPy, in its file under `katas/`.
+You have **{minutes} minutes** for {count}. Write each one in {languages}, in its file under `katas/`.
 Do them in any order.
 
 | kata | file | title |
@@ -211,7 +223,7 @@ Do them in any order.
 
 - Edit the files in `katas/` only, and keep every name and signature the stub gives. You may add
   helper functions; each file stands alone (do not import one kata from another).
-- Python 3.10+ and NumPy only: no PyTorch, JAX, SciPy or other libraries.
+- Python 3.10+ and {rule}: no {others}SciPy or other libraries.
 - Each stub's docstring is the contract, with every shape and every edge case: the graders' tests
   check exactly what it says, on other shapes than the examples.
 - Do not edit `kata-pack.json`: it tells the graders which variant of the tests you have.
@@ -226,7 +238,9 @@ python check.py {first}     # one kata
 
 `check.py` is public and deliberately thin. "ok" means your code runs, returns the right shapes
 and reproduces the docstrings' examples; it does not mean the graders' tests pass. Test your own
-edge cases too: the docstrings list them. Each kata's check is stopped after {limit} s.{planted}
+edge cases too: the docstrings list them. Each kata's check is stopped after {limit} s; the graders'
+tests stop each kata after {grader:g} s in all, and check.py times each kata and says SLOW when its few
+small calls take a quarter of that.{planted}
 
 ## The katas
 
@@ -234,7 +248,7 @@ edge cases too: the docstrings list them. Each kata's check is stopped after {li
 """
 
 
-def readme(katas, minutes):
+def readme(katas, minutes, allow=("numpy",)):
     titles = {kata.id: prompts.for_kata(kata).title for kata in katas}
     table = "\n".join(f"| {kata.id} | `katas/{kata.filename}` | {titles[kata.id]} |" for kata in katas)
     briefs = "\n\n".join(f"### {kata.id} {titles[kata.id]}\n\n"
@@ -243,8 +257,13 @@ def readme(katas, minutes):
     found = [kata.id for kata in katas if planted(kata)]
     found = (f" For kata {', '.join(found)}, whose file runs with bugs in it, it checks shapes only and says "
              '"shapes ok", never "ok".') if found else ""
+    names = [LANGUAGES[language] for language in allow]
+    languages = " or ".join(names)
+    rule = "NumPy only" if names == ["NumPy"] else f"{languages} (this round accepts both; `import torch` to use it)"
+    others = "PyTorch, JAX, " if "torch" not in allow else "JAX, "
     return _README.format(minutes=minutes, count=count, table=table, briefs=briefs, first=katas[0].id,
-                          limit=_limit_seconds(), planted=found)
+                          languages=languages, rule=rule, others=others,
+                          limit=_limit_seconds(), grader=_grader_seconds(), planted=found)
 
 
 def _limit_seconds():

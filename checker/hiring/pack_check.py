@@ -30,6 +30,8 @@ EXAMPLES = {}
 
 HERE = Path(__file__).resolve().parent
 LIMIT_SECONDS = 20  # for one kata's checks, the import included
+GRADER_SECONDS = 10  # the graders' limit for one kata's hidden tests in all (kata pack writes it)
+SLOW_SHARE = 0.25  # these checks take a few small calls: a quarter of the graders' limit here is too slow there
 VERDICT = "@@check.py verdict@@ "  # how the process checking one kata hands back its verdict
 RANDOM = np.random.default_rng(0)  # input values do not matter here, only their shapes
 
@@ -41,14 +43,20 @@ class Problem(Exception):
 def main(args):
     if args[:1] == ["--child"]:  # the process that checks the katas (see run_all): a verdict line each
         for kata_id in args[1:]:
-            print("\n" + VERDICT + json.dumps([kata_id, *check_kata(kata_id)]), flush=True)
+            started = time.perf_counter()
+            verdict, detail = check_kata(kata_id)
+            seconds = time.perf_counter() - started
+            if verdict in ("ok", "shapes ok") and seconds > SLOW_SHARE * GRADER_SECONDS:
+                verdict, detail = "SLOW", (f"right shapes, but these few small calls took {seconds:.1f} s: the "
+                                           f"graders' tests make many larger ones within {GRADER_SECONDS} s in all")
+            print("\n" + VERDICT + json.dumps([kata_id, verdict, detail, round(seconds, 2)]), flush=True)
         return 0
     unknown = [arg for arg in args if _key(arg) not in KATAS]
     if unknown:
         sys.exit(f"unknown kata {unknown[0]!r}: this pack holds {', '.join(KATAS)}")
     verdicts = run_all([_key(arg) for arg in args] or list(KATAS))
     print("\nShapes and worked examples only: the hidden tests check values and every edge case "
-          "of the docstrings.")
+          f"of the docstrings, and stop each kata after {GRADER_SECONDS} s in all.")
     return 0 if all(verdict in ("ok", "shapes ok") for verdict in verdicts) else 1
 
 
@@ -77,9 +85,9 @@ def run_all(chosen):
                                      "did your code exit or crash Python?"))
                 break
             if line.startswith(VERDICT):
-                kata_id, verdict, detail = json.loads(line[len(VERDICT):])
+                kata_id, verdict, detail, seconds = json.loads(line[len(VERDICT):])
                 todo.remove(kata_id)
-                verdicts.append(_say(kata_id, verdict, detail))
+                verdicts.append(_say(kata_id, verdict, detail, seconds))
                 deadline = time.monotonic() + LIMIT_SECONDS
             elif line.strip():
                 print(line, end="")  # what the candidate's code printed
@@ -94,9 +102,10 @@ def _pump(stream, lines):
     lines.put(None)
 
 
-def _say(kata_id, verdict, detail):
+def _say(kata_id, verdict, detail, seconds=None):
     first, *rest = detail.splitlines() or [""]
-    print(f"{kata_id} {KATAS[kata_id]['slug']:<12} {verdict}: {first}", flush=True)
+    took = f" [{seconds:.1f} s]" if seconds is not None else ""
+    print(f"{kata_id} {KATAS[kata_id]['slug']:<12} {verdict}: {first}{took}", flush=True)
     for line in rest[:24]:
         print("    " + line)
     return verdict

@@ -45,9 +45,22 @@ def isolation_text(isolation):
     return f"Isolation: REDUCED, graded with --insecure ({walls}; missing {missing}). Grades could be forged."
 
 
+def cpu_text(report):
+    """The batch's CPU as the kernel counts it: the grader's own and every process it started (the sandboxes)."""
+    total = report.cpu_own + report.cpu_children
+    return (f"CPU: {total:.1f} s in all (the kernel's count: {report.cpu_own:.1f} s this process, "
+            f"{report.cpu_children:.1f} s its workers and sandboxes)")
+
+
+def _shown(workspace):
+    """A workspace by the roster's name for it (the folder the pack was made for), else its path."""
+    folder = (workspace.record or {}).get("folder")
+    return str(folder) if folder else workspace.path
+
+
 def grade_text(report, report_path=None):
     """`kata grade`: one line per workspace (and its flags), then the totals."""
-    width = max((len(escape.terminal(w.path)) for w in report.workspaces), default=0)
+    width = max((len(escape.terminal(_shown(w))) for w in report.workspaces), default=0)
     lines = []
     for workspace in report.workspaces:
         cells = []
@@ -57,13 +70,13 @@ def grade_text(report, report_path=None):
             cell = f"{row.kata} " + styled_status(row.status)
             notes = row.bugs + (["review"] if row.review else [])
             cells.append(cell + (f" ({escape.terminal(', '.join(notes))})" if notes else ""))
-        lines.append(f"{escape.terminal(workspace.path):<{width}}  " + " · ".join(cells))
+        lines.append(f"{escape.terminal(_shown(workspace)):<{width}}  " + " · ".join(cells))
         lines += [f"{'':<{width}}  ! {escape.terminal(flag)}" for flag in workspace.flags]
     counts = ", ".join(f"{count} {status}" for status, count in report.by_status.items() if count)
     jobs = f"{report.jobs} job{'s' if report.jobs != 1 else ''}"
     lines += ["", click.style(f"{len(report.workspaces)} workspaces, {len(report.rows)} checks", bold=True)
               + f" in {report.seconds:.1f} s ({jobs}): {counts or 'nothing to grade'}",
-              isolation_text(report.isolation)]
+              cpu_text(report), isolation_text(report.isolation)]
     if report.resumed:
         lines.append(f"{report.resumed} of them finished in an earlier run ({escape.terminal(report.state)}), "
                      "not graded again")
@@ -78,45 +91,122 @@ def grade_text(report, report_path=None):
 # --- the Markdown report ------------------------------------------------------------------------------
 
 def grade_markdown(batch):
-    """The report file: the ranking first, then the pairs, kata 10's plants, each candidate and the totals."""
+    """The report file a manager reads alone: integrity first (when anything needs review), the rubric, the
+    ranking, what each bug name means, kata 10's plants, each candidate, the totals, the file hashes last."""
     report = batch.report
     katas = sorted({kata.kata: kata.slug for c in batch.candidates for kata in c.katas}.items())
     lines = ["# Kata grading report", "",
-             f"{len(batch.candidates)} candidates, {len(report.rows)} checks, graded in {report.seconds:.1f} s. "
-             "Total: each kata's score (the weighted share of its hidden checks passed) weighted by the team's "
-             "rubric. Time used: from the pack's issue to the newest kata file, on the candidate's own clock.",
-             "", isolation_text(report.isolation), "", "## Ranking", "",
-             "| # | candidate | total | " + " | ".join(f"{kata} {slug}" for kata, slug in katas) +
-             " | time used | flags |", "|---:|---|---:|" + "---:|" * len(katas) + "---|---|"]
+             f"{len(batch.candidates)} candidates, {len(report.rows)} checks, graded in {report.seconds:.1f} s "
+             f"({cpu_text(report)}). Total: each kata's score (the weighted share of its hidden checks passed) "
+             "weighted by the team's rubric. Time used: from the pack's issue to the newest kata file, and the "
+             "first to last file, on the candidate's own clock.", ""]
+    lines += _integrity(batch) + [_weights(batch), "", isolation_text(report.isolation), "", "## Ranking", "",
+                                  "| # | candidate | total | " + " | ".join(f"{kata} {slug}" for kata, slug in katas)
+                                  + " | time used | flags |", "|---:|---|---:|" + "---:|" * len(katas) + "---|---|"]
+    names = {c.path: c.name for c in batch.candidates}
     for c in batch.candidates:
         scores = {kata.kata: kata for kata in c.katas}
         cells = [_score_cell(scores.get(kata)) for kata, _ in katas]
-        used = "-" if c.span_seconds is None else duration(c.span_seconds) + (f" of {c.minutes} min" if c.minutes
-                                                                              else "")
-        others = sorted({p.other(c.path) for p in c.similar})
-        notes = (["**over time**"] if c.over_time else []) + \
+        others, hidden = similarity_view.closest_others(c, names)
+        others += [f"{hidden} more"] if hidden else []
+        held = [f"**held: tampering**: {md(c.held[0].text)}" + (f" (+{len(c.held) - 1})" if len(c.held) > 1 else "")
+                for _ in c.held[:1]]
+        notes = held + (["**over time**"] if c.over_time else []) + \
             ([f"similar to {md(', '.join(others))} (kata {', '.join(sorted({p.kata for p in c.similar}))})"]
              if others else [])
-        worst = [concern for concern in ranked.of_candidate(c) if concern.severity in (ranked.TAMPERING,
-                                                                                       ranked.ESCAPE, ranked.RECORD)]
+        worst = [concern for concern in ranked.of_candidate(c) if concern.severity in (ranked.ESCAPE, ranked.RECORD)]
         notes += [f"**{worst[0].label}**: {md(worst[0].text)}" + (f" (+{len(worst) - 1})" if len(worst) > 1 else "")
                   ] if worst else []
         total = "not graded" if c.error else f"**{c.total:.1f}**"
-        lines.append(f"| {c.rank} | {md(c.path)} | {total} | {' | '.join(cells)} | {used} | {'; '.join(notes)} |")
-    lines += similarity_view.markdown(batch).rstrip("\n").split("\n") + _plants(batch)
+        lines.append(f"| {c.rank} | {md(c.name)} | {total} | {' | '.join(cells)} | {_time_used(c)} | "
+                     f"{'; '.join(notes)} |")
+    lines += _explained(batch)
+    similar = similarity_view.markdown(batch)
+    for c in batch.candidates:  # the roster's names, not where the grader unpacked them
+        similar = similar.replace(f"| {md(c.path)} |", f"| {md(c.name)} |")
+    lines += similar.rstrip("\n").split("\n") + _plants(batch)
     lines += ["", "## Candidates"]
     for c in batch.candidates:
         lines += _candidate(c)
-    lines += _totals(report)
+    lines += _totals(report) + _hashes(batch)
     return "\n".join(lines) + "\n"
+
+
+def _integrity(batch):
+    """The section a report opens with when any candidate has a concern beyond time and similarity."""
+    held = [c for c in batch.candidates if c.held]
+    others = [(c, found) for c in batch.candidates if not c.held
+              for found in [[x for x in ranked.of_candidate(c) if x.severity in (ranked.ESCAPE, ranked.RECORD)]]
+              if found]
+    if not held and not others:
+        return []
+    lines = ["## Integrity: needs review before any score", ""]
+    if held:
+        lines += ["Held for tampering (ranked after every clean candidate, whatever they scored):", ""]
+        lines += [f"- **{md(c.name)}** ({c.total:.1f} before review): " + "; ".join(md(x.text) for x in c.held)
+                  for c in held]
+    if others:
+        lines += ["", "To look at (not held):", ""] if held else ["To look at:", ""]
+        lines += [f"- {md(c.name)}: " + "; ".join(f"{x.label}: {md(x.text)}" for x in found[:3]) for c, found in others]
+    return lines + [""]
+
+
+def _weights(batch):
+    rubric = {}
+    for c in batch.candidates:
+        for kata in c.katas:
+            rubric.setdefault(kata.kata, kata.weight)
+    return "Weights: " + ", ".join(f"{kata} ×{weight:g}" for kata, weight in sorted(rubric.items())) + \
+        " (the team's rubric, `kata pack --weights`)." if rubric else "Weights: none."
+
+
+def _time_used(c):
+    if c.span_seconds is None:
+        return "-"
+    used = duration(c.span_seconds) + (f" of {c.minutes} min" if c.minutes else "")
+    spread = c.spread
+    if spread and len(c.offsets) > 1 and spread[1] - spread[0] >= 60:
+        used += f" (files {spread[0] / 60:.0f}–{spread[1] / 60:.0f} min)"
+    return used
 
 
 def _score_cell(kata):
     if kata is None:
         return "-"
-    note = "untouched" if kata.untouched else ", ".join(md(bug) for bug in kata.bugs[:2]) or \
-        (kata.status if kata.status in ("error", "timeout") else "")
+    if kata.missing:
+        return f"not graded ({kata.missing} not installed on the grader)"
+    if kata.plants and kata.plants["remaining"] is not None and not kata.untouched:
+        note = f"{len(kata.plants['fixed'])} of {len(kata.plants['planted'])} planted bugs fixed"
+    elif kata.slow:
+        note = "correct, too slow"
+    else:
+        note = "untouched" if kata.untouched else ", ".join(md(bug) for bug in kata.bugs[:2]) or \
+            (kata.status if kata.status in ("error", "timeout") else "")
     return f"{kata.score:.0f}" + (f" ({note})" if note else "")
+
+
+def _explained(batch):
+    """Each bug id named in the batch with its catalogue line, and what the other notes mean."""
+    from checker.engine import prompts
+
+    named = sorted({(bug, kata.kata) for c in batch.candidates for kata in c.katas for bug in kata.bugs})
+    lines = ["", "## What the bug names mean", ""]
+    lines += [f"- `{md(bug)}` (kata {kata}): {md(prompts.fix_of(bug) or 'outside the catalogue')}"
+              for bug, kata in dict((bug, kata) for bug, kata in named).items()]
+    if not named:
+        lines.append("- No catalogued bug was named in this round.")
+    slow = [kata.slow for c in batch.candidates for kata in c.katas if kata.slow]
+    capped = [kata.capped for c in batch.candidates for kata in c.katas if kata.capped]
+    if slow:
+        lines.append("- *correct, too slow*: every check that finished passed, but some did not finish within the "
+                     "time limit: credit for those that finished.")
+    if capped:
+        lines.append(f"- *{md(capped[0])}*: a kata's point missed (kata 08: flash attention that builds the whole "
+                     "score table is plain attention), whatever else passed.")
+    if any(kata.plants for c in batch.candidates for kata in c.katas):
+        lines.append("- *N of M planted bugs fixed*: kata 10 hands out a working file with bugs planted in it; "
+                     "each one fixed earns the same share.")
+    return lines
 
 
 def _plants(batch):
@@ -127,21 +217,41 @@ def _plants(batch):
     for c, kata in rows:
         plants = kata.plants
         remaining = "cannot tell" if plants["remaining"] is None else ", ".join(plants["remaining"]) or "none"
-        lines.append(f"| {md(c.path)} | {len(plants['fixed'])} of {len(plants['planted'])}: "
+        lines.append(f"| {md(c.name)} | {len(plants['fixed'])} of {len(plants['planted'])}: "
                      f"{md(', '.join(plants['fixed']) or 'none')} | {md(remaining)} |")
     return lines
 
 
+def _status(k):
+    if k.missing:
+        return f"not graded: {k.missing} is not installed on the grader"
+    return k.slow or k.status + (" (untouched)" if k.untouched else "") + (f", {k.capped}" if k.capped else "")
+
+
+def _checks(k):
+    if k.plants and k.plants["remaining"] is not None:
+        return f"{len(k.plants['fixed'])} of {len(k.plants['planted'])} planted bugs fixed"
+    return f"{k.passed} of {k.total}"
+
+
+def _hashes(batch):
+    rows = [(c, k) for c in batch.candidates for k in c.katas if k.sha256]
+    if not rows:
+        return []
+    lines = ["", "## Appendix: file hashes", "", "| candidate | kata | sha256 |", "|---|---|---|"]
+    return lines + [f"| {md(c.name)} | {k.kata} | `{k.sha256}` |" for c, k in rows]
+
+
 def _candidate(c):
-    lines = ["", f"### {c.rank}. {md(c.path)}: {'not graded' if c.error else f'{c.total:.1f}/100'}", ""]
+    title = f"{md(c.name)}" + (f" ({md(c.path)})" if c.name != c.path else "")
+    lines = ["", f"### {c.rank}. {title}: {'not graded' if c.error else f'{c.total:.1f}/100'}", ""]
     record = c.record or {}
     lines.append(f"Seed {c.seed} · pack {md(record.get('pack', '-'))} · issued {md(c.issued or '-')} · last change "
                  f"{md(c.last_change or '-')} · kata version {md(record.get('kata_version', '-'))}")
     if c.katas:
-        lines += ["", "| kata | status | score | checks | bugs named | sha256 |", "|---|---|---:|---:|---|---|"]
-        lines += [f"| {k.kata} {k.slug} | {k.status}{' (untouched)' if k.untouched else ''} | {k.score:.1f} | "
-                  f"{k.passed} of {k.total} | {md(', '.join(k.bugs)) or '-'} | {k.sha256 or '-'} |"
-                  for k in c.katas]
+        lines += ["", "| kata | status | score | checks | bugs named |", "|---|---|---:|---:|---|"]
+        lines += [f"| {k.kata} {k.slug} | {_status(k)} | {k.score:.1f} | "
+                  f"{_checks(k)} | {md(', '.join(k.bugs)) or '-'} |" for k in c.katas]
     found = ranked.of_candidate(c)
     if found:
         lines += [""] + [f"- **{concern.label}**: {md(concern.text)}" for concern in found]

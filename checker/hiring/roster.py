@@ -89,7 +89,7 @@ def stub_digests(files):
             if name.startswith("katas/")}
 
 
-def issue(folder, katas, seed, files, minutes, weights):
+def issue(folder, katas, seed, files, minutes, weights, allow=("numpy",)):
     """(pack id, seal, roster path) for the pack about to be written to `folder`, recorded in the roster
     beside it: `kata grade` trusts this record, not the manifest the candidate can edit."""
     folder = Path(folder)
@@ -98,7 +98,7 @@ def issue(folder, katas, seed, files, minutes, weights):
     entry = {"pack": pack_id, "folder": folder.resolve().name, "katas": [kata.id for kata in katas], "seed": seed,
              "kata_version": __version__,
              "made": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-             "minutes": minutes, "weights": weights, "stubs": stubs}
+             "minutes": minutes, "allow": list(allow), "weights": weights, "stubs": stubs}
     sealed = seal(team_key(home), pack_id, stubs)
     roster = home / ROSTER
     with roster.open("a", encoding="utf-8") as sink:

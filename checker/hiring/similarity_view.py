@@ -29,6 +29,17 @@ _NOT_A_VERDICT = ("A pointer for a human to compare, never a verdict: a kata has
                   "coincide.")
 
 
+def closest_others(candidate, names, shown=3):
+    """Whom `candidate`'s flagged pairs point at, the closest first (`names`: path -> name), at most `shown`
+    of them, and how many more there are: the copy's source leads, whatever its name sorts as."""
+    best = {}
+    for pair in candidate.similar:
+        other = names.get(pair.other(candidate.path), pair.other(candidate.path))
+        best[other] = max(best.get(other, 0.0), pair.similarity)
+    ordered = sorted(best, key=lambda other: (-best[other], other))
+    return ordered[:shown], max(0, len(ordered) - shown)
+
+
 def html_section(batch):
     """The pairs side by side ("" when there are none)."""
     if not batch.pairs:
