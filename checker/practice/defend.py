@@ -1,0 +1,289 @@
+"""`kata defend`: follow-up questions about the learner's own passing file, each answered by running it.
+
+- what-if: a mutant of one of the file's lines (`defend_edits.py`) that changes what a contract call returns;
+  the choices are what that mutant, the file as written and the other mutants really return on that call;
+- predict: the shape or the values one of the file's assignments holds on an edge input, traced in the child;
+- cost: a figure of the file's own cost, read from the kernel as the checks read it.
+A question whose answer is the same for every implementation is a quiz question, not a defence one: a mutant
+that changes nothing (or only breaks a name) is dropped, and so is a trace that the reference and the kata's
+`rivals` all share. The definitions are the kata's `defend.yaml`; every answer is computed here, by running.
+"""
+
+import os
+import random
+from dataclasses import dataclass, field
+
+import yaml
+
+from checker.engine.questions import Question
+from checker.practice import defend_edits as edits
+from checker.practice import defend_run as run
+from checker.practice.quiz import Asked
+
+MAX_MUTANTS = 14  # mutants run per defence, at most: each is a child of its own (about 10 ms of CPU forked warm)
+TRIVIAL_ERRORS = ("NameError", "UnboundLocalError")  # removing a needed name breaks every implementation alike
+REFUSED = "defend a passing solution: `kata check {id}` first"
+
+
+@dataclass
+class DefenceQuestion:
+    kind: str  # "what-if" | "predict" | "cost"
+    line: int | None
+    call: run.Call
+    asked: Asked  # as the quiz puts, reads and grades it
+    edit: edits.Edit | None = None
+    answer: object = None  # what the JSON says: the right choice's text, the numbers or the shape
+    tolerance: float | None = None
+
+    def to_json(self):
+        return {"kind": self.kind, "line": self.line,
+                "edit": None if self.edit is None else {"description": self.edit.description, "old": self.edit.old,
+                                                        "new": self.edit.new},
+                "call": run.call_json(self.call), "prompt": self.asked.prompt,
+                "choices": list(self.asked.choices) or None, "answer": self.answer}
+
+
+@dataclass
+class Defence:
+    kata: object  # catalog.Kata
+    file: str
+    questions: list = field(default_factory=list)
+    refused: str | None = None  # why no question was asked (the file does not pass, cannot be parsed)
+
+    def to_json(self):
+        return {"kata": self.kata.id, "file": self.file, "questions": [q.to_json() for q in self.questions],
+                **({"refused": self.refused} if self.refused else {})}
+
+
+def spec(kata):
+    """The kata's defend.yaml, or None."""
+    path = kata.folder / "defend.yaml"
+    if not path.is_file():
+        return None
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != 1:
+        raise ValueError(f"{path}: expected a mapping with format: 1")
+    return data
+
+
+def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", "cost")):
+    """Up to `count` questions about the file `source` (the bytes read once; the file is assumed to pass),
+    mixing the `kinds` in that order, round-robin."""
+    definition = spec(kata) or {}
+    calls = run.calls_of(definition)
+    rng = random.Random(f"{seed}:{kata.id}")
+    want = {kind: sum(1 for n in range(count) if kinds[n % len(kinds)] == kind) for kind in kinds}
+    pools = {kind: [] for kind in kinds}
+    try:
+        if want.get("what-if") and calls:
+            pools["what-if"] = what_ifs(kata, path, source, definition, calls, rng, want["what-if"] + 1)
+        if want.get("predict"):
+            pools["predict"] = predictions(kata, path, source, definition, calls, rng, want["predict"] + 1)
+    except edits.Unparsable:
+        pass
+    if want.get("cost"):
+        pools["cost"] = costs(kata, path, source, definition, want["cost"])
+    chosen = []
+    while len(chosen) < count and any(pools.values()):
+        for kind in kinds:
+            if pools[kind] and len(chosen) < count:
+                chosen.append(pools[kind].pop(0))
+    return chosen
+
+
+# --- what-if ---------------------------------------------------------------------------------------
+
+def what_ifs(kata, path, source, definition, calls, rng, count):
+    original = run.outcomes(path, source, calls)
+    if original is None:
+        return []
+    mutants = edits.mutants(source, definition.get("edits") or ["remove"], definition.get("functions") or None)
+    mutants = _spread(mutants, rng)
+    tried, telling = [], []
+    for edit in mutants[:MAX_MUTANTS]:
+        got = run.outcomes(path, edit.source, calls, seconds=run.MUTANT_SECONDS)
+        if got is None:
+            continue
+        tried.append(got)
+        if any(o.error in TRIVIAL_ERRORS for o in got) or all(run.same(a, b) for a, b in zip(original, got)):
+            continue  # breaks a name (as anywhere) or changes nothing on the contract's inputs: no question
+        telling.append((edit, got))
+        if len(telling) >= count and len(tried) >= 6:
+            break
+    return [_what_if(kata, edit, got, original, tried, calls, rng) for edit, got in telling]
+
+
+def _spread(mutants, rng):
+    """The mutants in a seeded order that takes one line's edits apart: each line's first, then seconds."""
+    rng.shuffle(mutants)
+    seen, first, later = set(), [], []
+    for edit in mutants:
+        (later if edit.line in seen else first).append(edit)
+        seen.add(edit.line)
+    return first + later
+
+
+def _what_if(kata, edit, got, original, tried, calls, rng):
+    from checker.present import defend_text as text
+
+    differing = [n for n, (a, b) in enumerate(zip(original, got)) if not run.same(a, b)]
+    functions = {calls[n].function for n in differing}  # a line another function never reaches is no question
+    agreeing = [n for n in range(len(calls)) if n not in differing and not got[n].is_error
+                and calls[n].function in functions]
+    index = rng.choice(agreeing) if agreeing and rng.random() < 0.25 else differing[0]
+    call, mine, theirs = calls[index], original[index], got[index]
+    row = text.telling_row(mine, theirs)
+    right = text.outcome_text(theirs, row, same_as=mine)
+    others = [other[index] for other in tried]
+    options = [right, text.outcome_text(mine, row, same_as=mine)]
+    options += [text.outcome_text(o, row, same_as=mine) for o in others if not o.is_error]
+    options += text.fillers(mine, row)
+    options += [text.outcome_text(o, row) for o in others if o.is_error and o.error not in TRIVIAL_ERRORS]
+    choices = _choices(right, options, rng)
+    prompt = text.what_if_prompt(edit, call, row)
+    explanation = text.what_if_explanation(edit, call, mine, theirs, row)
+    question = Question(f"defend-what-if-{edit.line}", kata.slug, "choice", prompt, explanation,
+                        choices=tuple({"text": c, "correct": c == right} for c in choices))
+    asked = Asked(question, prompt, choices.index(right), explanation, choices)
+    return DefenceQuestion("what-if", edit.line, call, asked, edit, right)
+
+
+def _choices(right, options, rng, most=4):
+    unique = []
+    for option in options:
+        if option not in unique:
+            unique.append(option)
+    others = [o for o in unique if o != right]
+    chosen = [right] + others[:most - 1]
+    rng.shuffle(chosen)
+    return chosen
+
+
+# --- predict ---------------------------------------------------------------------------------------
+
+def predictions(kata, path, source, definition, calls, rng, count):
+    from checker.present import defend_text as text
+
+    edge = [call for call in calls if call.edge]
+    functions = definition.get("functions") or None
+    probes = edits.probes(source, functions)
+    if not edge or not probes:
+        return []
+    traced = run.traces(path, edits.instrumented(source, probes), probes, edge)
+    shared = _shared_by_rivals(kata, definition, edge, functions)
+    found = []
+    for probe in probes:
+        for call in edge:
+            report = traced.get((probe.line, call.id))
+            if report is None or report["kind"] not in "biuf" or _trivial(report, call):
+                continue
+            form, answer = text.predict_form(report)
+            if form == "other" or (form, answer) in shared.get(call.id, ()):
+                continue  # every implementation of the kata holds it somewhere: a quiz fact
+            found.append((probe, call, report, form, answer))
+    rng.shuffle(found)
+    found.sort(key=lambda item: item[3] == "shape")  # values before shapes: they say more about this file
+    questions, lines = [], set()
+    for probe, call, report, form, answer in found:
+        if probe.line in lines:
+            continue
+        lines.add(probe.line)
+        questions.append(_predict(kata, probe, call, report, form, answer, rng))
+        if len(questions) >= count:
+            break
+    return questions
+
+
+def _trivial(report, call):
+    """What any implementation has: an input's shape, or one whole number (a size, a loop counter)."""
+    inputs = [tuple(getattr(a, "shape", ())) for a in call.steps[-1].args]
+    whole = report["size"] == 1 and all(float(v).is_integer() for v in report["values"])
+    return whole or report["kind"] in "bi" and report["size"] == 1 or report["size"] > 4 and report["shape"] in inputs
+
+
+def _shared_by_rivals(kata, definition, calls, functions):
+    """{call id: {(form, answer)}} every rival (the reference, the yaml's rivals) traces at some line."""
+    files = [kata.solution_path] + [kata.folder / name for name in definition.get("rivals") or []]
+    common = None
+    for file in files:
+        source = file.read_bytes()
+        probes = edits.probes(source, functions)
+        traced = run.traces(file, edits.instrumented(source, probes), probes, calls)
+        from checker.present import defend_text as text
+
+        seen = {}
+        for (line, call_id), report in traced.items():
+            seen.setdefault(call_id, set()).add(text.predict_form(report))
+        common = seen if common is None else {k: v & seen.get(k, set()) for k, v in common.items()}
+    return common or {}
+
+
+def _predict(kata, probe, call, report, form, answer, rng):
+    from checker.present import defend_text as text
+
+    prompt = text.predict_prompt(probe, call, form)
+    explanation = text.predict_explanation(probe, call, report, form)
+    if form == "choice":
+        right = answer
+        choices = _choices(right, [right, *text.value_fillers(report)], rng)
+        question = Question(f"defend-predict-{probe.line}", kata.slug, "choice", prompt, explanation,
+                            choices=tuple({"text": c, "correct": c == right} for c in choices))
+        return DefenceQuestion("predict", probe.line, call, Asked(question, prompt, choices.index(right), explanation,
+                                                                   choices), answer=right)
+    expected = tuple(answer) if form == "shape" else list(answer)
+    question = Question(f"defend-predict-{probe.line}", kata.slug, "predict", prompt, explanation,
+                        tolerance=None if form == "shape" else 0.01, decimals=None if form == "shape" else 2)
+    return DefenceQuestion("predict", probe.line, call, Asked(question, prompt, expected, explanation),
+                           answer=list(answer), tolerance=question.tolerance)
+
+
+# --- cost ------------------------------------------------------------------------------------------
+
+def costs(kata, path, source, definition, count):
+    from checker.present import defend_text as text
+    from checker.sandbox import LearnerError, SandboxError
+
+    found = []
+    for entry in (definition.get("cost") or [])[:count]:
+        try:
+            figure, extra = cost_figure(path, source, entry)
+        except (LearnerError, SandboxError, KeyError) as error:
+            if os.environ.get("KATA_DEBUG"):
+                raise
+            continue  # a figure the kernel could not give, or a file that cannot run it: no question
+        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"],
+                                         "steps": entry.get("steps") or entry["large"]}]})[0]
+        prompt = text.cost_prompt(entry)
+        if entry["kind"] == "growth":
+            right = text.growth_choice(figure, entry)
+            choices = [str(c) for c in entry["choices"]]
+            explanation = text.cost_explanation(entry, figure, extra)
+            question = Question(f"defend-cost-{entry['id']}", kata.slug, "choice", prompt, explanation,
+                                choices=tuple({"text": c, "correct": c == right} for c in choices))
+            found.append(DefenceQuestion("cost", None, call, Asked(question, prompt, choices.index(right), explanation,
+                                                                    choices), answer=right))
+            continue
+        decimals, tolerance = int(entry.get("decimals", 1)), float(entry["tolerance"])
+        expected = round(figure, decimals)
+        explanation = text.cost_explanation(entry, figure, extra)
+        question = Question(f"defend-cost-{entry['id']}", kata.slug, "templated", prompt, explanation,
+                            tolerance=tolerance, decimals=decimals)
+        found.append(DefenceQuestion("cost", None, call, Asked(question, prompt, expected, explanation, exact=figure),
+                                     answer=expected, tolerance=tolerance))
+    return found
+
+
+def cost_figure(path, source, entry):
+    """(the figure, what it was made of) for one `cost` entry: `peak`, the peak bytes beyond the measured call's
+    inputs, in `unit_bytes`; `growth`, the ratio of that extra memory between the entry's two sizes."""
+    if entry["kind"] == "peak":
+        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": entry["steps"]}]})[0]
+        figures = run.measured(path, source, call)
+        extra = max(figures["peak_bytes"] - run.input_bytes(call), 0)
+        return extra / float(entry["unit_bytes"]), {"peak_bytes": figures["peak_bytes"], "extra": extra}
+    extras = []
+    for steps in (entry["small"], entry["large"]):
+        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": steps}]})[0]
+        figures = run.measured(path, source, call)
+        extras.append(max(figures["peak_bytes"] - run.input_bytes(call), 0))
+    return extras[1] - extras[0], {"small": extras[0], "large": extras[1]}

@@ -1,0 +1,274 @@
+"""The edits `kata defend` asks about: small changes to the learner's own file, made here, on the trusted side,
+as text edits of the bytes the parent already holds (mutation analysis, as mutation-testing tools do it).
+
+Each edit replaces one node's source segment (an expression, or a statement by `pass`), so every other byte and
+every line number of the file stays as the learner wrote it. `instrumented` adds the probe a predict question
+traces with: a call after an assignment, and two helper functions appended below the file's last line.
+Nothing here runs the learner's code: the mutants run in the sandbox (`defend_run.py`).
+"""
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass
+
+PROBE_HOOK, PROBE_AT = "kata_probe_hook_", "kata_probe_at_"  # no leading "__": a method's call is not name-mangled
+PROBE_MARK = "kata-probe:"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One mutant: what changed, where, and the whole mutated file."""
+
+    kind: str  # an edit kind of the kata's defend.yaml (`remove`, `axis`, ...)
+    line: int  # the first line it changes
+    old: str  # that line as the learner wrote it (stripped)
+    new: str  # that line after the edit (stripped)
+    description: str  # "if line 14 were removed", "if `axis=-1` on line 9 were `axis=0`"
+    source: bytes  # the mutated file
+
+    def to_json(self):
+        return {"kind": self.kind, "description": self.description, "old": self.old, "new": self.new}
+
+
+class Unparsable(ValueError):
+    """A file this module will not edit (not UTF-8, or not Python): no what-if and no predict question."""
+
+
+def _lines(source):
+    """The file's lines as bytes (ast's column offsets are UTF-8 byte offsets), ends kept."""
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    except SyntaxError as error:
+        raise Unparsable(str(error)) from None
+    if encoding not in ("utf-8", "utf-8-sig"):
+        raise Unparsable(f"the file is written in {encoding}, not UTF-8")
+    return source.splitlines(keepends=True)
+
+
+def parse(source):
+    """The file's syntax tree, or Unparsable."""
+    _lines(source)
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError) as error:
+        raise Unparsable(str(error)) from None
+
+
+def segment(lines, node):
+    """A node's source text, decoded."""
+    if node.lineno == node.end_lineno:
+        return lines[node.lineno - 1][node.col_offset:node.end_col_offset].decode("utf-8", "replace")
+    parts = [lines[node.lineno - 1][node.col_offset:]] + lines[node.lineno:node.end_lineno - 1] + \
+            [lines[node.end_lineno - 1][:node.end_col_offset]]
+    return b"".join(parts).decode("utf-8", "replace")
+
+
+def replace(lines, node, text):
+    """The file with `node`'s segment replaced by `text`; a multi-line segment keeps its line count (blank lines)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    head, tail = lines[first][:node.col_offset], lines[last][node.end_col_offset:]
+    padding = b"\n" * (last - first)
+    return b"".join(lines[:first] + [head + text.encode() + padding + tail] + lines[last + 1:])
+
+
+def line_text(lines, number):
+    return lines[number - 1].decode("utf-8", "replace").strip()
+
+
+# --- the edit kinds ------------------------------------------------------------------------------
+
+def _call_name(node):
+    """`np.sqrt(x)` -> "sqrt", `sqrt(x)` -> "sqrt", else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    function = node.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def _neg_inf(node):
+    """`-np.inf`, `-math.inf`, `float("-inf")`, `-float("inf")`, `np.finfo(...).min`, a literal below -1e8."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = node.operand
+        if isinstance(inner, ast.Attribute) and inner.attr == "inf":
+            return True
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, (int, float)) and inner.value >= 1e8:
+            return True
+        return _call_name(inner) == "float" and _text_arg(inner) == "inf"
+    if _call_name(node) == "float" and _text_arg(node) == "-inf":
+        return True
+    return isinstance(node, ast.Attribute) and node.attr == "min" and _call_name(node.value) in ("finfo", "iinfo")
+
+
+def _text_arg(call):
+    return call.args[0].value.lower() if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
+        call.args[0].value, str) else None
+
+
+_SWAPPED = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">"}
+_REMOVABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While)
+
+
+def _candidates(kind, node, lines):
+    """(node to replace, its new text, what the edit is called) for one AST node and one edit kind."""
+    if kind == "remove" and isinstance(node, _REMOVABLE):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            return  # a docstring
+        yield node, "pass", None
+    elif kind == "drop-subtraction" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        yield node, segment(lines, node.left), None
+    elif kind == "div-drop" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        yield node, segment(lines, node.left), None
+    elif kind == "add-to-mul" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        yield node, f"{segment(lines, node.left)} * {segment(lines, node.right)}", None
+    elif kind == "compare" and isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _SWAPPED:
+        yield node, f"{segment(lines, node.left)} {_SWAPPED[type(node.ops[0])]} {segment(lines, node.comparators[0])}", None
+    elif kind in ("axis", "keepdims", "k-zero") and isinstance(node, ast.keyword):
+        value = segment(lines, node.value)
+        if kind == "axis" and node.arg in ("axis", "dim"):
+            yield node, f"{node.arg}={'0' if value.strip() != '0' else '-1'}", None
+        elif kind == "keepdims" and node.arg in ("keepdims", "keepdim") and value.strip() == "True":
+            yield node, f"{node.arg}=False", None
+        elif kind == "k-zero" and node.arg in ("k", "diagonal") and value.strip() != "0":
+            yield node, f"{node.arg}=0", None
+    elif kind == "sqrt" and _call_name(node) == "sqrt" and len(node.args) == 1:
+        yield node, segment(lines, node.args[0]), None
+    elif kind == "exp-drop" and _call_name(node) == "exp" and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp):
+        yield node, "1.0", None
+    elif kind == "max-drop" and _call_name(node) == "maximum" and len(node.args) == 2:
+        yield node, segment(lines, node.args[1]), None
+    elif kind == "where" and _call_name(node) == "where" and len(node.args) == 3:
+        yield node, segment(lines, node.args[1]), None
+    elif kind == "fill" and _neg_inf(node):
+        yield node, "-1e4", "fill"
+
+
+def mutants(source, kinds, functions=None):
+    """Every edit of `kinds` the file allows inside its functions (`functions`: only those names, methods as
+    `Class.method`), in the file's order; each compiles (a mutant that is no Python is no question)."""
+    lines, tree = _lines(source), parse(source)
+    found, seen = [], set()
+    for scope, function in _functions(tree):
+        if functions and scope not in functions and function.name not in functions:
+            continue
+        body = function.body[1:] if _docstring(function) else function.body
+        for statement in body:
+            for node in ast.walk(statement):
+                for kind in kinds:
+                    for target, text, _ in _candidates(kind, node, lines):
+                        key = (target.lineno, target.col_offset, target.end_lineno, target.end_col_offset, text)
+                        if key in seen or (target.lineno != target.end_lineno and kind != "remove"):
+                            continue
+                        seen.add(key)
+                        edit = _edit(kind, lines, target, text)
+                        if edit is not None:
+                            found.append(edit)
+    return found
+
+
+def _edit(kind, lines, node, text):
+    new_source = replace(lines, node, text)
+    try:
+        compile(new_source, "<mutant>", "exec", dont_inherit=True)  # compiled, never run here
+    except (SyntaxError, ValueError):
+        return None
+    new_lines = new_source.splitlines(keepends=True)
+    old, new = line_text(lines, node.lineno), line_text(new_lines, node.lineno)
+    if kind == "remove":
+        span = f"lines {node.lineno}-{node.end_lineno}" if node.end_lineno > node.lineno else f"line {node.lineno}"
+        description = f"if {span} (`{_short(old)}`) were removed"
+    else:
+        description = f"if `{_short(segment(lines, node))}` on line {node.lineno} were `{_short(text)}`"
+    return Edit(kind, node.lineno, old, new, description, new_source)
+
+
+def _short(text, width=48):
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _functions(tree):
+    """(scope name, function node) for every function and method of the module, nested ones included."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield f"{node.name}.{item.name}", item
+
+
+def _docstring(function):
+    first = function.body[0] if function.body else None
+    return isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+
+
+# --- the probe a predict question traces with ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Probe:
+    line: int
+    name: str  # the variable assigned on that line
+    code: str  # the line as written
+    in_loop: bool  # the trace is of its first pass
+
+
+_HELPERS = f'''
+
+def {PROBE_AT}(line):
+    globals()["{PROBE_AT}line"] = line
+
+
+def {PROBE_HOOK}(line, value):
+    if globals().get("{PROBE_AT}line") != line:
+        return
+    import json as j, numpy as n
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    a = n.asarray(value)
+    ok = a.dtype.kind in "biuf"
+    flat = a.astype(n.float64).ravel()[:8].tolist() if ok else []
+    raise SystemExit("{PROBE_MARK}" + j.dumps({{"shape": list(a.shape), "kind": a.dtype.kind, "size": int(a.size),
+                                             "values": flat}}))
+'''
+
+
+def probes(source, functions=None):
+    """The assignments a predict question may trace: `name = ...` and `name += ...`, one per line."""
+    tree, found, lines = parse(source), {}, _lines(source)
+    for scope, function in _functions(tree):
+        if functions and scope not in functions and function.name not in functions:
+            continue
+        loops = [node for node in ast.walk(function) if isinstance(node, (ast.For, ast.While))]
+        for node in ast.walk(function):
+            name = _assigned_name(node)
+            if name and node.lineno == node.end_lineno and node.lineno not in found:
+                in_loop = any(loop.lineno < node.lineno <= loop.end_lineno for loop in loops)
+                found[node.lineno] = Probe(node.lineno, name, line_text(lines, node.lineno), in_loop)
+    return [found[line] for line in sorted(found)]
+
+
+def _assigned_name(node):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
+
+
+def instrumented(source, chosen):
+    """The file with a probe call after each chosen assignment (same line, so every line number holds) and the
+    two helpers below its last line; which probe fires is set per run by calling `kata_probe_at_(line)`."""
+    lines, tree = list(_lines(source)), parse(source)
+    wanted = {probe.line: probe.name for probe in chosen}
+    for node in sorted((n for n in ast.walk(tree) if getattr(n, "lineno", None) in wanted and _assigned_name(n)),
+                       key=lambda n: n.lineno):
+        if _assigned_name(node) != wanted.get(node.lineno):
+            continue
+        row = lines[node.lineno - 1]
+        hook = f"; {PROBE_HOOK}({node.lineno}, {wanted.pop(node.lineno)})".encode()
+        lines[node.lineno - 1] = row[:node.end_col_offset] + hook + row[node.end_col_offset:]
+    text = b"".join(lines)
+    if text and not text.endswith(b"\n"):
+        text += b"\n"
+    return text + _HELPERS.encode()

@@ -1,0 +1,187 @@
+"""How `kata defend`'s questions read: prompts, choices and explanations made from what the runs gave, and the
+terminal's and the review page's lines. Rendering only: which question to ask is checker/practice/defend.py's.
+Candidate-derived text (the file's lines) is escaped for its channel by the callers that print it."""
+
+import numpy as np
+
+from checker.present.escape import visible
+
+SIGNIFICANT = 3  # digits of a value shown in a choice: enough to tell the mutants apart, short enough to read
+
+
+# --- values and outcomes ---------------------------------------------------------------------------
+
+def number(x):
+    x = float(x)
+    if x != x or x in (float("inf"), float("-inf")):
+        return str(x)
+    text = f"{x:.{SIGNIFICANT}g}"
+    return "0" if text == "-0" else text
+
+
+def values_text(value, most=8):
+    """A value as a short list: `[0.731, 0.269]`, nested for 2-D, `(tokens, score)` for a tuple."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(values_text(v, most) for v in value) + ")"
+    if isinstance(value, list) and not all(isinstance(v, (int, float)) for v in value):
+        return "[" + ", ".join(values_text(v, most) for v in value) + "]"
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        return visible(str(value))[:60]
+    if array.ndim == 0:
+        return number(array)
+    if array.ndim >= 2:
+        return "[" + ", ".join(values_text(row, most) for row in array[:4]) + (", ...]" if len(array) > 4 else "]")
+    items = [number(x) for x in array[:most]]
+    return "[" + ", ".join(items) + (", ..." if array.size > most else "") + "]"
+
+
+def telling_row(mine, theirs):
+    """The index of the first row (the leading axes of a result of 2 or more dims) where two outcomes differ,
+    or None: the part of a large result a question shows."""
+    from checker.practice.defend_run import _same_value
+
+    a = mine.value if not mine.is_error else None
+    if not isinstance(a, np.ndarray) or a.ndim < 2:
+        return None
+    b = theirs.value if not theirs.is_error else None
+    rows = np.ndindex(*a.shape[:-1])
+    for index in rows:
+        if b is None or not isinstance(b, np.ndarray) or b.shape != a.shape or not _same_value(a[index], b[index]):
+            return index
+    return tuple(0 for _ in a.shape[:-1])
+
+
+def outcome_text(outcome, row, same_as=None):
+    from checker.practice.defend_run import same
+
+    if outcome.error == "timeout":
+        return "it never returns (stopped by the time limit)"
+    if outcome.error == "died":
+        return "the process dies"
+    if outcome.is_error:
+        return f"an error ({outcome.error})"
+    value = outcome.value
+    if row is not None and isinstance(value, np.ndarray) and value.ndim == len(row) + 1:
+        value = value[row]
+    elif row is not None:
+        return f"a result of another shape: {np.shape(outcome.value)}"
+    shown = values_text(value)
+    if same_as is not None and outcome is not same_as and same(outcome, same_as):
+        return f"the same as now: {shown}"
+    return f"the same as now: {shown}" if outcome is same_as else shown
+
+
+def fillers(mine, row):
+    """Wrong answers of the forms mutants give, for when too few mutants gave distinct ones."""
+    found = ["an error (ValueError)"]
+    if not mine.is_error:
+        value = mine.value[row] if row is not None else mine.value
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return found
+        found = [values_text(np.full(array.shape, np.nan)), *found, values_text(np.zeros(array.shape))]
+    return found
+
+
+def _where(row):
+    return "" if row is None else f" (row {', '.join(str(i) for i in row)} of the result)"
+
+
+def what_if_prompt(edit, call, row):
+    line = visible(edit.old)
+    return (f"Line {edit.line} of your file: `{line}`\n"
+            f"{_capital(visible(edit.description))}, what would {call.say} be{_where(row)}?")
+
+
+def what_if_explanation(edit, call, mine, theirs, row):
+    return (f"Run in the sandbox: as written, {call.say} is {outcome_text(mine, row)}{_where(row)}; "
+            f"with line {edit.line} as `{visible(edit.new)}`, it is {outcome_text(theirs, row)}.")
+
+
+def _capital(text):
+    return text[:1].upper() + text[1:]
+
+
+# --- predict ---------------------------------------------------------------------------------------
+
+def _array(report):
+    return np.array(report["values"][:report["size"]], dtype=np.float64).reshape(report["shape"])
+
+
+def predict_form(report):
+    """("values", numbers to 2 decimals) for a small finite value, ("choice", its text) for a small one with
+    NaN or inf, ("shape", the shape) otherwise; ("other", None) for what is no array of numbers."""
+    if report["kind"] not in "biuf" or len(report["values"]) < min(report["size"], 8):
+        return "other", None
+    if 0 < report["size"] <= 4:
+        array = _array(report)
+        if np.isfinite(array).all():
+            return "values", tuple(round(float(x), 2) + 0.0 for x in array.ravel())
+        return "choice", f"{values_text(array)} (shape {tuple(report['shape'])})"
+    return "shape", tuple(report["shape"])
+
+
+def value_fillers(report):
+    array = _array(report)
+    shapes = {tuple(report["shape"]), (array.size,), (array.size, 1)}
+    found = []
+    for shape in sorted(shapes):
+        for fill in (array, np.zeros_like(array), np.full_like(array, np.nan), np.full_like(array, -np.inf)):
+            found.append(f"{values_text(np.reshape(fill, shape))} (shape {shape})")
+    return found
+
+
+def predict_prompt(probe, call, form):
+    when = " the first time it runs" if probe.in_loop else ""
+    asks = {"shape": f"what shape does `{probe.name}` have right after it{when}",
+            "values": f"what does `{probe.name}` hold right after it{when} (its values as a list, 2 decimals)",
+            "choice": f"what does `{probe.name}` hold right after it{when}"}[form]
+    return f"Line {probe.line} of your file: `{visible(probe.code)}`\nFor {call.say}, {asks}?"
+
+
+def predict_explanation(probe, call, report, form):
+    shown = f" holding {values_text(_array(report))}" if report["size"] <= 8 else ""
+    return (f"Traced in the sandbox on {call.say}: after line {probe.line}, `{probe.name}` has shape "
+            f"{tuple(report['shape'])}{shown}.")
+
+
+# --- cost ------------------------------------------------------------------------------------------
+
+def cost_prompt(entry):
+    return " ".join(str(entry["prompt"]).format(say=entry["say"], tolerance=entry.get("tolerance", "")).split())
+
+
+def growth_choice(delta, entry):
+    return str(entry["choices"][0] if delta < float(entry["flat_below"]) else entry["choices"][1])
+
+
+def mib(n):
+    return f"{n / 2**20:.2f} MiB"
+
+
+def cost_explanation(entry, figure, extra):
+    if entry["kind"] == "growth":
+        return (f"Measured by the kernel: {mib(extra['small'])} beyond the inputs at the small size, "
+                f"{mib(extra['large'])} at the large one.")
+    return (f"Measured by the kernel: a peak of {mib(extra['peak_bytes'])}, {mib(extra['extra'])} beyond the "
+            f"inputs: {figure:.2f} x {mib(float(entry['unit_bytes']))}.")
+
+
+# --- the terminal and the review page ---------------------------------------------------------------
+
+def header(question, number, total):
+    import click
+
+    return click.style(f"Question {number} of {total}", bold=True) + f"  ({question.kind}, your file)"
+
+
+def refused_text(defence):
+    return defence.refused
+
+
+def follow_up(question):
+    """One line for an interviewer: the question, its computed answer, and what to ask."""
+    prompt = " ".join(question.asked.prompt.split("\n")[1:]) or question.asked.prompt
+    return f"{prompt} Computed: {question.answer if not isinstance(question.answer, list) else values_text(question.answer)}: ask why."
