@@ -38,7 +38,17 @@ def list_katas(as_json):
                                 "bugs_seen": e.bugs_seen} for k, t, e in rows]))
     else:
         plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
-        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True)))
+        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True) + _defence_lines(record)))
+
+
+def _defence_lines(record):
+    """`kata defend`'s latest score of each kata, one line under the table (none before a first defence)."""
+    if not record.defence:
+        return []
+    from checker.present import defend_text  # NumPy: only once there is a defence to show
+
+    line = defend_text.defence_line(record)
+    return layout.fit([line]) if line else []
 
 
 @cli.command()

@@ -37,8 +37,7 @@ class DefenceQuestion:
 
     def to_json(self):
         return {"kind": self.kind, "line": self.line,
-                "edit": None if self.edit is None else {"description": self.edit.description, "old": self.edit.old,
-                                                        "new": self.edit.new},
+                "edit": None if self.edit is None else self.edit.to_json(),
                 "call": run.call_json(self.call), "prompt": self.asked.prompt,
                 "choices": list(self.asked.choices) or None, "answer": self.answer}
 
@@ -287,3 +286,51 @@ def cost_figure(path, source, entry):
         figures = run.measured(path, source, call)
         extras.append(max(figures["peak_bytes"] - run.input_bytes(call), 0))
     return extras[1] - extras[0], {"small": extras[0], "large": extras[1]}
+
+
+# --- the session -------------------------------------------------------------------------------------
+
+def defend_file(kata, path, source, count=4, seed=0, file=None, limits=None):
+    """The whole defence of one file: its check first (a file that does not pass is refused), then the questions."""
+    from checker.engine.results import Status
+    from checker.engine.runner import check, display_path
+
+    result = check(kata, path, limits, source=source)
+    defence = Defence(kata, file or display_path(path))
+    if result.status != Status.PASSED:
+        defence.refused = REFUSED.format(id=kata.id)
+        return defence
+    defence.questions = questions(kata, path, source, count, seed)
+    return defence
+
+
+def run_session(defence, read_reply, show):
+    """Put each question, read its reply with the quiz's reader (an unreadable one is said so and asked again,
+    never marked wrong), grade it and show the computed explanation. Ctrl-C is the caller's: `answered` says
+    how far it got. Returns the number right."""
+    from checker.practice import quiz
+    from checker.present import defend_text as text
+
+    total = len(defence.questions)
+    for number, question in enumerate(defence.questions, start=1):
+        asked = question.asked
+        show(text.question_text(question, number, total))
+        reply = read_reply()
+        while reply is not None and reply.strip() and not quiz.understood(asked, reply):
+            show(text.unreadable(asked, reply))
+            reply = read_reply()
+        quiz.grade(asked, reply)
+        asked.answered = True
+        show(text.verdict(asked))
+    return sum(q.asked.correct for q in defence.questions)
+
+
+def score(defence):
+    """(right, answered)."""
+    done = [q for q in defence.questions if q.asked.answered]
+    return sum(q.asked.correct for q in done), len(done)
+
+
+def replay_command(kata, count, seed, file=None):
+    return " ".join(["kata defend", kata.id, *(["--file", str(file)] if file else []), "-n", str(count),
+                     "--seed", str(seed)])

@@ -22,13 +22,15 @@ class Edit:
 
     kind: str  # an edit kind of the kata's defend.yaml (`remove`, `axis`, ...)
     line: int  # the first line it changes
+    last: int  # the last line it changes (a removed block: the lines after the first are left blank)
     old: str  # that line as the learner wrote it (stripped)
     new: str  # that line after the edit (stripped)
     description: str  # "if line 14 were removed", "if `axis=-1` on line 9 were `axis=0`"
     source: bytes  # the mutated file
 
     def to_json(self):
-        return {"kind": self.kind, "description": self.description, "old": self.old, "new": self.new}
+        return {"kind": self.kind, "description": self.description, "old": self.old, "new": self.new,
+                "lines": [self.line, self.last]}
 
 
 class Unparsable(ValueError):
@@ -179,7 +181,7 @@ def _edit(kind, lines, node, text):
         description = f"if {span} (`{_short(old)}`) were removed"
     else:
         description = f"if `{_short(segment(lines, node))}` on line {node.lineno} were `{_short(text)}`"
-    return Edit(kind, node.lineno, old, new, description, new_source)
+    return Edit(kind, node.lineno, node.end_lineno, old, new, description, new_source)
 
 
 def _short(text, width=48):

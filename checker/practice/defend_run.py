@@ -150,10 +150,13 @@ def open_box(path, source, seconds=None):
     return box
 
 
-def run_call(box, call, measure=False):
-    """The call's steps in `box`; (its picked result, the kernel's figures or None)."""
+def run_call(box, call, measure=False, arm=None):
+    """The call's steps in `box`; (its picked result, the kernel's figures or None). `arm`: called just before
+    the last step (a probe then fires in the asked call only, not in the steps that set it up)."""
     made, figures, result = {}, None, None
     for number, step in enumerate(call.steps):
+        if arm and number == len(call.steps) - 1:
+            arm()
         args = [made[a.name] if isinstance(a, Handle) else a for a in step.args]
         kwargs = {k: made[v.name] if isinstance(v, Handle) else v for k, v in step.kwargs.items()}
         target = made[step.target] if step.target else None
@@ -215,8 +218,8 @@ def traces(path, instrumented_source, probes, calls):
                 if box.process.poll() is not None:
                     return found
                 try:
-                    box.call(PROBE_AT, (probe.line,))
-                    run_call(box, call)
+                    box.call(PROBE_AT, (0,))
+                    run_call(box, call, arm=lambda: box.call(PROBE_AT, (probe.line,)))
                 except LearnerError as error:
                     report = _probe_report(error)
                     if report is not None:

@@ -62,10 +62,11 @@ def outcome_text(outcome, row, same_as=None):
     if outcome.is_error:
         return f"an error ({outcome.error})"
     value = outcome.value
-    if row is not None and isinstance(value, np.ndarray) and value.ndim == len(row) + 1:
+    if row is not None:
+        shape = np.shape(value)
+        if len(shape) != len(row) + 1 or any(i >= n for i, n in zip(row, shape)):
+            return f"a result of shape {shape}"
         value = value[row]
-    elif row is not None:
-        return f"a result of another shape: {np.shape(outcome.value)}"
     shown = values_text(value)
     if same_as is not None and outcome is not same_as and same(outcome, same_as):
         return f"the same as now: {shown}"
@@ -185,3 +186,52 @@ def follow_up(question):
     """One line for an interviewer: the question, its computed answer, and what to ask."""
     prompt = " ".join(question.asked.prompt.split("\n")[1:]) or question.asked.prompt
     return f"{prompt} Computed: {question.answer if not isinstance(question.answer, list) else values_text(question.answer)}: ask why."
+
+
+def question_text(question, number, total):
+    from checker.present import layout
+
+    asked = question.asked
+    lines = [header(question, number, total), *asked.prompt.split("\n")]
+    lines += [f"  {chr(ord('a') + i)}) {choice}" for i, choice in enumerate(asked.choices)]
+    return "\n".join(layout.fit(lines))
+
+
+def unreadable(asked, reply):
+    from checker.practice import quiz_reply
+    from checker.present import render
+
+    return render.unreadable_text(asked, reply, hedged=quiz_reply.plain(reply, approximate=False) is None)
+
+
+def verdict(asked):
+    from checker.present import render
+
+    return render.verdict_text(asked)
+
+
+def intro_text(defence):
+    from checker.present import layout
+
+    return "\n".join(layout.fit([f"Defend {defence.kata}: {len(defence.questions)} questions about your own file, "
+                                 f"{visible(defence.file)}, each answered by running it in the sandbox."]))
+
+
+def score_text(right, asked, replay, answered=None):
+    from checker.present import render
+
+    return render.score_text(right, asked, replay, answered=answered)
+
+
+def hint_line(kata_id):
+    """After a pass (kata check, the %%kata cell): the command that asks about the file, no link."""
+    return f"defend it: `kata defend {kata_id}`"
+
+
+def defence_line(record):
+    """`kata list`: the latest defence score of each kata, one line (None: no defence yet)."""
+    scores = [(kata_id, entry) for kata_id, entry in sorted(record.defence.items())]
+    if not scores:
+        return None
+    return "Defended: " + ", ".join(f"{kata_id} {e['right']}/{e['asked']}" for kata_id, e in scores) + \
+        " (`kata defend ID`; missed questions join `kata review`)"

@@ -1,0 +1,276 @@
+"""`kata defend`: questions about the learner's own file, each answered by running it.
+
+The what-if answers are checked here independently of checker/practice/defend*.py: the test applies the edit to
+the file's text itself, runs the edited file in a sandbox of its own on the call the JSON gives (decoded here),
+and compares with the answer the defence computed.
+"""
+
+import json
+import os
+import re
+import time
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from checker.cli import cli
+from checker.engine import catalog
+from checker.practice import defend
+from checker.sandbox import LearnerError, Sandbox, Timeout
+from tests.conftest import CORRECT, ZOO
+
+ROOT = Path(__file__).parent.parent
+PAIRS = {  # two correct files written differently, per kata
+    "02": (ROOT / "solutions" / "02_softmax.py", CORRECT / "softmax" / "logsumexp.py"),
+    "03": (ROOT / "solutions" / "03_causal_mask.py", CORRECT / "causal-mask" / "row_loops.py"),
+    "05": (ROOT / "solutions" / "05_kv_cache.py", CORRECT / "kv-cache" / "preallocated_capacity.py"),
+    "08": (ROOT / "solutions" / "08_flash_attention.py", CORRECT / "flash" / "logsumexp_state.py"),
+    "12": (ROOT / "solutions" / "12_beam_search.py", CORRECT / "beam-search" / "heap.py"),
+}
+SEED = 5
+
+
+@lru_cache(maxsize=None)
+def asked(kata_id, path, seed=SEED):
+    """The defence's questions for one file, as `kata defend --json` gives them (computed once)."""
+    kata = catalog.find(kata_id)
+    return [q.to_json() for q in defend.questions(kata, path, path.read_bytes(), count=4, seed=seed)]
+
+
+# --- decoding the JSON and running a call, independently ---------------------------------------------
+
+def decoded(spec):
+    if isinstance(spec, str):
+        return float(spec)
+    if isinstance(spec, list):
+        return np.array(_floats(spec), dtype=np.float64)
+    if not isinstance(spec, dict):
+        return spec
+    if "random" in spec:
+        return np.round(np.random.default_rng(spec.get("seed", 0)).standard_normal(tuple(spec["random"])), 2)
+    (key, body), = spec.items()
+    with np.errstate(divide="ignore"):
+        return {"bool": lambda: np.array(body, dtype=bool), "int": lambda: np.array(body, dtype=np.int64),
+                "list": lambda: list(body), "logprobs": lambda: np.log(np.array(body, dtype=np.float64)),
+                "object": lambda: ("object", body)}[key]()
+
+
+def _floats(items):
+    return [_floats(x) if isinstance(x, list) else float(x) for x in items]
+
+
+def run_json_call(source, call, name="mine.py"):
+    """("value", the picked result) or ("error", its type) of the JSON call on a file's bytes, in a fresh child."""
+    box = Sandbox(name, source=source)
+    try:
+        box.load([])
+        made, result = {}, None
+        for step in call["steps"]:
+            args = [decoded(a) for a in step["args"]]
+            args = [made[a[1]] if isinstance(a, tuple) else a for a in args]
+            kwargs = {k: decoded(v) for k, v in step["kwargs"].items()}
+            target = made[step["self"]] if "self" in step else None
+            result = box.call(step["call"], args, kwargs, target)
+            if "as" in step:
+                made[step["as"]] = result
+        for index in call["pick"]:
+            result = result[index]
+        return "value", result
+    except LearnerError as error:
+        return "error", error.type
+    except Timeout:
+        return "timeout", None
+    finally:
+        box.close()
+
+
+def edited(text, edit):
+    """The file with the edit applied, as the JSON describes it: its first line's text replaced (indentation
+    kept), the other lines of a removed block left blank."""
+    lines = text.split("\n")
+    first, last = edit["lines"]
+    line = lines[first - 1]
+    assert line.strip() == edit["old"]
+    lines[first - 1] = line[:len(line) - len(line.lstrip())] + edit["new"]
+    for number in range(first + 1, last + 1):
+        lines[number - 1] = ""
+    return "\n".join(lines)
+
+
+NUMBER = re.compile(r"-?inf|nan|-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def flat(value):
+    if isinstance(value, (tuple, list)):
+        return [x for item in value for x in flat(item)]
+    return list(np.asarray(value, dtype=np.float64).ravel())
+
+
+def agrees(answer, prompt, original, mutant):
+    """Whether the answer text says what the mutant gave (and, for `the same as now`, what the file gives)."""
+    row = re.search(r"\(row ([\d, ]+) of the result\)", prompt)
+    index = tuple(int(i) for i in row.group(1).split(",")) if row else ()
+
+    def part(value):
+        return value[index] if index else value
+
+    if answer.startswith("an error ("):
+        return mutant == ("error", answer[len("an error ("):-1])
+    if answer.startswith("it never returns"):
+        return mutant[0] == "timeout"
+    if mutant[0] != "value":
+        return False
+    got = flat(part(mutant[1]))
+    if answer.startswith("the same as now: "):
+        want = flat(part(original[1]))
+        return len(want) == len(got) and np.allclose(got, want, rtol=1e-6, atol=1e-9, equal_nan=True)
+    want = [float(x) for x in NUMBER.findall(answer)]
+    return len(want) == len(got) and np.allclose(got, want, rtol=6e-3, atol=6e-3, equal_nan=True)
+
+
+# --- the proof -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kata_id", sorted(PAIRS))
+def test_two_correct_files_get_different_questions_each_about_its_own_lines(kata_id):
+    found = []
+    for path in PAIRS[kata_id]:
+        questions = asked(kata_id, path)
+        assert len(questions) >= 3, (path, questions)
+        lines = path.read_text().splitlines()
+        for q in questions:
+            assert q["kind"] in ("what-if", "predict", "cost")
+            if q["kind"] != "cost":
+                code = lines[q["line"] - 1].strip()
+                assert 1 <= q["line"] <= len(lines) and f"`{code}`" in q["prompt"], (path, q)
+        assert any(q["kind"] == "what-if" for q in questions), questions
+        found.append({(q["kind"], q["line"], q["prompt"]) for q in questions if q["kind"] != "cost"})
+    assert found[0] != found[1] and found[0] and found[1]
+
+
+@pytest.mark.parametrize("kata_id", sorted(PAIRS))
+def test_every_what_if_answer_is_what_the_edited_file_returns(kata_id):
+    checked = 0
+    for path in PAIRS[kata_id]:
+        text = path.read_text()
+        for q in asked(kata_id, path):
+            if q["kind"] != "what-if":
+                continue
+            assert q["answer"] in q["choices"] and len(set(q["choices"])) == len(q["choices"])
+            original = run_json_call(text.encode(), q["call"])
+            mutant = run_json_call(edited(text, q["edit"]).encode(), q["call"])
+            assert agrees(q["answer"], q["prompt"], original, mutant), (path.name, q, mutant)
+            wrong = [c for c in q["choices"] if c != q["answer"]]
+            assert not any(agrees(c, q["prompt"], original, mutant) for c in wrong), (path.name, q, mutant)
+            checked += 1
+    assert checked >= 2
+
+
+def _peak_beyond_inputs(path, call):
+    """A fresh measurement: the kernel's peak for the call's steps, beyond the last step's array inputs."""
+    box = Sandbox(path.name, source=path.read_bytes())
+    try:
+        box.load([])
+        made, inputs = {}, 0
+        for number, step in enumerate(call["steps"]):
+            args = [decoded(a) for a in step["args"]]
+            target = made[step["self"]] if "self" in step else None
+            if number == len(call["steps"]) - 1:
+                _, figures = box.measure(step["call"], args, {}, target)
+                inputs = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+            else:
+                result = box.call(step["call"], args, {}, target)
+                if "as" in step:
+                    made[step["as"]] = result
+        return figures["peak_bytes"] - inputs
+    finally:
+        box.close()
+
+
+@pytest.mark.parametrize("kata_id", ["02", "05"])
+def test_a_cost_answer_is_within_its_tolerance_of_a_fresh_measurement(kata_id):
+    entry = next(e for e in defend.spec(catalog.find(kata_id))["cost"] if e["kind"] == "peak")
+    figures = []
+    for path in PAIRS[kata_id]:
+        cost = [q for q in asked(kata_id, path) if q["kind"] == "cost"]
+        assert len(cost) == 1 and cost[0]["choices"] is None
+        fresh = _peak_beyond_inputs(path, cost[0]["call"]) / entry["unit_bytes"]
+        assert abs(cost[0]["answer"] - fresh) <= entry["tolerance"], (path.name, cost[0]["answer"], fresh)
+        figures.append(fresh)
+
+
+def test_a_growth_answer_is_what_a_fresh_measurement_says():
+    entry = defend.spec(catalog.find("08"))["cost"][0]
+    for path in PAIRS["08"]:
+        (cost,) = [q for q in asked("08", path) if q["kind"] == "cost"]
+        small, large = (_peak_beyond_inputs(path, {"steps": entry[size], "pick": []}) for size in ("small", "large"))
+        assert cost["answer"] == entry["choices"][0 if large - small < entry["flat_below"] else 1], (small, large)
+
+
+def test_a_question_the_same_for_every_implementation_is_dropped():
+    """The reference's and its rivals' shared traces (a quiz fact) never come back as a predict question."""
+    kata = catalog.find("02")
+    for path in PAIRS["02"]:
+        for q in asked("02", path):
+            if q["kind"] == "predict":
+                assert "shape does `x`" not in q["prompt"]  # x keeps the input's shape in every softmax
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+def test_a_failing_file_is_refused_with_one_line(workspace):
+    result = CliRunner().invoke(cli, ["defend", "02", "--file", str(ZOO / "softmax" / "no-max-shift.py")])
+    assert result.exit_code == 1
+    assert result.output.strip() == "defend a passing solution: `kata check 02` first"
+
+
+def _reply(q):
+    if q["choices"]:
+        return "abcdefgh"[q["choices"].index(q["answer"])]
+    if isinstance(q["answer"], list):
+        return ", ".join(str(x) for x in q["answer"])
+    return str(q["answer"])
+
+
+def test_answers_fed_on_stdin_are_scored_and_kept(workspace):
+    (workspace / "katas" / "02_softmax.py").write_text((ROOT / "solutions" / "02_softmax.py").read_text())
+    runner = CliRunner()
+    listing = runner.invoke(cli, ["defend", "02", "--seed", "9", "--json"])
+    assert listing.exit_code == 0, listing.output
+    data = json.loads(listing.output)
+    assert set(data) >= {"kata", "file", "questions"} and data["kata"] == "02"
+    assert all(set(q) == {"kind", "line", "edit", "call", "prompt", "choices", "answer"} for q in data["questions"])
+    replies = [_reply(q) for q in data["questions"]]
+    replies[-1] = "wrong" if data["questions"][-1]["choices"] else "123456"
+    result = runner.invoke(cli, ["defend", "02", "--seed", "9"], input="this is not an answer\n" + "\n".join(replies) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "Could not read that" in result.output  # asked again, never marked wrong
+    total = len(data["questions"])
+    assert f"Score: {total - 1} of {total}" in result.output
+    assert "kata defend 02 -n 4 --seed 9" in result.output
+    listed = runner.invoke(cli, ["list"])
+    assert f"Defended: 02 {total - 1}/{total}" in listed.output
+
+
+def tree_cpu(pid):
+    """utime + stime + cutime + cstime of `pid` (its reaped children included), in seconds (as bench/defend_cpu.py)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def test_four_questions_take_under_a_second_of_cpu():
+    """The defence of kata 05's reference: this process and every sandbox child (forked by the zygote, which
+    reaps them: its cutime) together, after the first use of the zygote."""
+    from checker.sandbox import warm
+
+    kata, path = catalog.find("05"), PAIRS["05"][0]
+    source = path.read_bytes()
+    defend.questions(kata, path, source, count=1, seed=1)  # the zygote started, the reference loaded
+    zygote = warm.current()
+    ours, theirs = time.process_time(), tree_cpu(zygote.process.pid)
+    found = defend.questions(kata, path, source, count=4, seed=2)
+    cpu = time.process_time() - ours + tree_cpu(zygote.process.pid) - theirs
+    assert len(found) == 4 and cpu < 1.0, cpu
