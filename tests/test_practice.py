@@ -222,7 +222,12 @@ def take_hint(workspace):
 
 
 def test_a_mock_that_passes(workspace):
-    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)
+    from checker.practice import defend
+
+    passing = next((CORRECT / "softmax").glob("*.py"))  # two defence questions about it replace two quiz ones
+    defence = defend.questions(SOFTMAX, passing, passing.read_bytes(), count=2, seed=7, kinds=("what-if", "predict"))
+    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)[:1] + [q.asked for q in defence]
+    assert len(asked) == 3
     replies = [right_answer(asked[0]), wrong_answer(asked[1]), right_answer(asked[2])]
     clock = FakeClock((10, save_in_mock(workspace, ZOO / "softmax" / "no-max-shift.py")),
                       (20, take_hint(workspace)),
@@ -276,7 +281,12 @@ def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(works
 
     thread = threading.Thread(target=learner)
     thread.start()
-    replies = [wrong_answer(asked) for asked in quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)]
+    from checker.practice import defend
+
+    passing = next((CORRECT / "softmax").glob("*.py"))  # two defence questions about it replace two quiz ones
+    defence = defend.questions(SOFTMAX, passing, passing.read_bytes(), count=2, seed=7, kinds=("what-if", "predict"))
+    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)[:1] + [q.asked for q in defence]
+    replies = [wrong_answer(question) for question in asked]
     result = run("mock", "--kata", "softmax", "--minutes", "0.5", "--poll", "0.02", "--seed", "7", "--report",
                  str(workspace / "mine.json"), input="\n".join(replies) + "\n", clock=clock)
     thread.join()

@@ -41,13 +41,17 @@ def list_katas(as_json):
         echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True) + _defence_lines(record)))
 
 
+def _defence_hint(kata, file=None):
+    from checker.present.defend_lines import hint_line
+
+    return hint_line(kata.id, file)
+
+
 def _defence_lines(record):
     """`kata defend`'s latest score of each kata, one line under the table (none before a first defence)."""
-    if not record.defence:
-        return []
-    from checker.present import defend_text  # NumPy: only once there is a defence to show
+    from checker.present.defend_lines import defence_line
 
-    line = defend_text.defence_line(record)
+    line = defence_line(record)
     return layout.fit([line]) if line else []
 
 
@@ -112,6 +116,8 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
     # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
     texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k), verbose=verbose, next_step=after)
              for r, k in zip(results, katas)]
+    if not check_all and results[0].status == Status.PASSED and (katas[0].folder / "defend.yaml").is_file():
+        texts[0] += "\n" + _defence_hint(katas[0], file)  # the interview goes on after a pass
     if check_all:
         texts.append(render.summary_lines(results))
     if repro:

@@ -48,13 +48,20 @@ def review_command(ctx, until, show, poll, seed):
     plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
     today = plan.now
     questions = _questions(record, today, seed)
-    echo("\n".join(render_progress.plan_lines(plan, len(questions))))
+    echo("\n".join(render_progress.plan_lines(plan, len(questions)) + _defence_lines(record)))
     if show or not (today or questions):
         return
     done = all(_redo(ctx, proposal.kata, workspace, poll) for proposal in today)  # Ctrl-C stops the rest
     if done and questions:
         done = _ask(questions, workspace)
     sys.exit(0 if done else 1)
+
+
+def _defence_lines(record):
+    """The defence questions missed (`kata defend`), with the command that asks them again."""
+    from checker.present.defend_lines import review_lines
+
+    return layout.fit(review_lines(record))
 
 
 def _date(text):

@@ -221,17 +221,3 @@ def score_text(right, asked, replay, answered=None):
     from checker.present import render
 
     return render.score_text(right, asked, replay, answered=answered)
-
-
-def hint_line(kata_id):
-    """After a pass (kata check, the %%kata cell): the command that asks about the file, no link."""
-    return f"defend it: `kata defend {kata_id}`"
-
-
-def defence_line(record):
-    """`kata list`: the latest defence score of each kata, one line (None: no defence yet)."""
-    scores = [(kata_id, entry) for kata_id, entry in sorted(record.defence.items())]
-    if not scores:
-        return None
-    return "Defended: " + ", ".join(f"{kata_id} {e['right']}/{e['asked']}" for kata_id, e in scores) + \
-        " (`kata defend ID`; missed questions join `kata review`)"
