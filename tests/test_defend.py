@@ -274,3 +274,26 @@ def test_four_questions_take_under_a_second_of_cpu():
     found = defend.questions(kata, path, source, count=4, seed=2)
     cpu = time.process_time() - ours + tree_cpu(zygote.process.pid) - theirs
     assert len(found) == 4 and cpu < 1.0, cpu
+
+
+def test_a_hiring_team_gets_three_follow_ups_about_the_candidates_lines_with_computed_answers():
+    import hashlib
+
+    from checker.hiring import grade, review_page
+    from checker.sandbox import Limits
+
+    path = PAIRS["02"][1]
+    data = path.read_bytes()
+    check = grade.check_one("02", path, Limits(), 2017, read=(data, hashlib.sha256(data).hexdigest(), None))
+    assert check["status"] == "passed" and len(check["follow_up"]) == 3
+    lines = path.read_text().splitlines()
+    for question in check["follow_up"]:
+        assert question["ask"].endswith(": ask why.") and f"line {question['line']}" in question["ask"].lower()
+        assert f"`{lines[question['line'] - 1].strip()}`" in question["prompt"]
+    assert not any("the same as now" in q["ask"] for q in check["follow_up"])  # each tells something
+    page = review_page._follow_ups([{"ask": "If line 3 (`<script>`) were removed: ask why."}])
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    failing = ZOO / "softmax" / "no-max-shift.py"
+    data = failing.read_bytes()
+    check = grade.check_one("02", failing, Limits(), 2017, read=(data, hashlib.sha256(data).hexdigest(), None))
+    assert "follow_up" not in check

@@ -37,6 +37,7 @@ def defend(kata_key, file, count, seed, as_json):
     import random
 
     from checker.practice import defend as defending
+    from checker.practice import defend_session as session
     from checker.present import defend_text as text
     from checker.sandbox import read_learner_file, warm
 
@@ -51,7 +52,7 @@ def defend(kata_key, file, count, seed, as_json):
         raise UsageProblem(f"cannot read {path}: {error}") from None
     seed = random.randrange(10**6) if seed is None else seed
     warm.enable()  # the check, then a child per mutant: each a fork of one warm process
-    defence = defending.defend_file(kata, path, source, count, seed)
+    defence = session.defend_file(kata, path, source, count, seed)
     if defence.refused:
         click.echo(defence.refused, err=True)
         sys.exit(1)
@@ -64,12 +65,12 @@ def defend(kata_key, file, count, seed, as_json):
     from checker.cli.practice import _quiz_io
 
     read_reply, show = _quiz_io()
-    replay = defending.replay_command(kata, count, seed, file)
+    replay = session.replay_command(kata, count, seed, file)
     show(text.intro_text(defence) + "\n")
     try:
-        right = defending.run_session(defence, read_reply, show)
+        right = session.run_session(defence, read_reply, show)
     except (KeyboardInterrupt, click.Abort):
-        done_right, done = defending.score(defence)
+        done_right, done = session.score(defence)
         _keep(kata, defence, seed, file)
         show("\n" + text.score_text(done_right, len(defence.questions), replay, answered=done))
         sys.exit(1)

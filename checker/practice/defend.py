@@ -65,9 +65,10 @@ def spec(kata):
     return data
 
 
-def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", "cost")):
+def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", "cost"), telling_only=False):
     """Up to `count` questions about the file `source` (the bytes read once; the file is assumed to pass),
-    mixing the `kinds` in that order, round-robin."""
+    mixing the `kinds` in that order, round-robin. `telling_only`: every what-if on an input where the edit
+    changes the answer (else one in four, drawn, asks on an input where it does not)."""
     definition = spec(kata) or {}
     calls = run.calls_of(definition)
     rng = random.Random(f"{seed}:{kata.id}")
@@ -75,7 +76,7 @@ def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", 
     pools = {kind: [] for kind in kinds}
     try:
         if want.get("what-if") and calls:
-            pools["what-if"] = what_ifs(kata, path, source, definition, calls, rng, want["what-if"] + 1)
+            pools["what-if"] = what_ifs(kata, path, source, definition, calls, rng, want["what-if"] + 1, telling_only)
         if want.get("predict"):
             pools["predict"] = predictions(kata, path, source, definition, calls, rng, want["predict"] + 1)
     except edits.Unparsable:
@@ -92,7 +93,7 @@ def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", 
 
 # --- what-if ---------------------------------------------------------------------------------------
 
-def what_ifs(kata, path, source, definition, calls, rng, count):
+def what_ifs(kata, path, source, definition, calls, rng, count, telling_only=False):
     original = run.outcomes(path, source, calls)
     if original is None:
         return []
@@ -109,7 +110,7 @@ def what_ifs(kata, path, source, definition, calls, rng, count):
         telling.append((edit, got))
         if len(telling) >= count and len(tried) >= 6:
             break
-    return [_what_if(kata, edit, got, original, tried, calls, rng) for edit, got in telling]
+    return [_what_if(kata, edit, got, original, tried, calls, rng, telling_only) for edit, got in telling]
 
 
 def _spread(mutants, rng):
@@ -122,14 +123,14 @@ def _spread(mutants, rng):
     return first + later
 
 
-def _what_if(kata, edit, got, original, tried, calls, rng):
+def _what_if(kata, edit, got, original, tried, calls, rng, telling_only=False):
     from checker.present import defend_text as text
 
     differing = [n for n, (a, b) in enumerate(zip(original, got)) if not run.same(a, b)]
     functions = {calls[n].function for n in differing}  # a line another function never reaches is no question
     agreeing = [n for n in range(len(calls)) if n not in differing and not got[n].is_error
                 and calls[n].function in functions]
-    index = rng.choice(agreeing) if agreeing and rng.random() < 0.25 else differing[0]
+    index = rng.choice(agreeing) if agreeing and rng.random() < 0.25 and not telling_only else differing[0]
     call, mine, theirs = calls[index], original[index], got[index]
     row = text.telling_row(mine, theirs)
     right = text.outcome_text(theirs, row, same_as=mine)
@@ -286,51 +287,3 @@ def cost_figure(path, source, entry):
         figures = run.measured(path, source, call)
         extras.append(max(figures["peak_bytes"] - run.input_bytes(call), 0))
     return extras[1] - extras[0], {"small": extras[0], "large": extras[1]}
-
-
-# --- the session -------------------------------------------------------------------------------------
-
-def defend_file(kata, path, source, count=4, seed=0, file=None, limits=None):
-    """The whole defence of one file: its check first (a file that does not pass is refused), then the questions."""
-    from checker.engine.results import Status
-    from checker.engine.runner import check, display_path
-
-    result = check(kata, path, limits, source=source)
-    defence = Defence(kata, file or display_path(path))
-    if result.status != Status.PASSED:
-        defence.refused = REFUSED.format(id=kata.id)
-        return defence
-    defence.questions = questions(kata, path, source, count, seed)
-    return defence
-
-
-def run_session(defence, read_reply, show):
-    """Put each question, read its reply with the quiz's reader (an unreadable one is said so and asked again,
-    never marked wrong), grade it and show the computed explanation. Ctrl-C is the caller's: `answered` says
-    how far it got. Returns the number right."""
-    from checker.practice import quiz
-    from checker.present import defend_text as text
-
-    total = len(defence.questions)
-    for number, question in enumerate(defence.questions, start=1):
-        asked = question.asked
-        show(text.question_text(question, number, total))
-        reply = read_reply()
-        while reply is not None and reply.strip() and not quiz.understood(asked, reply):
-            show(text.unreadable(asked, reply))
-            reply = read_reply()
-        quiz.grade(asked, reply)
-        asked.answered = True
-        show(text.verdict(asked))
-    return sum(q.asked.correct for q in defence.questions)
-
-
-def score(defence):
-    """(right, answered)."""
-    done = [q for q in defence.questions if q.asked.answered]
-    return sum(q.asked.correct for q in done), len(done)
-
-
-def replay_command(kata, count, seed, file=None):
-    return " ".join(["kata defend", kata.id, *(["--file", str(file)] if file else []), "-n", str(count),
-                     "--seed", str(seed)])

@@ -90,7 +90,18 @@ def check_cell(kata, cell, seconds):
     except OSError:
         pass  # progress is a help: a read-only workspace still gets its verdict
     prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata)
-    return Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace))
+    verdict = Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace))
+    verdict.defence = _defence_hint(kata, result)
+    return verdict
+
+
+def _defence_hint(kata, result):
+    """`kata defend`'s hook: after a pass, the command that asks about this code, as plain text (no link)."""
+    if result.status != Status.PASSED or not (kata.folder / "defend.yaml").is_file():
+        return None
+    from checker.present.defend_lines import hint_line
+
+    return f"{hint_line(kata.id)} (in a terminal, with this cell's code in katas/{kata.filename})"
 
 
 def bounded(result):
@@ -133,6 +144,7 @@ class Verdict:
     def __init__(self, result, prompts, error=None, repro=None):
         self.result, self.prompts, self.error = result, prompts, error
         self.repro = repro  # (path written, snippet) of the first failure, or None
+        self.defence = None  # after a pass: the `kata defend` command, plain text
 
     def __repr__(self):
         if self.error:
@@ -141,7 +153,8 @@ class Verdict:
 
         from checker.present import render
 
-        return click.unstyle(render.check_text(self.result, self.prompts, command="%%kata"))
+        text = click.unstyle(render.check_text(self.result, self.prompts, command="%%kata"))
+        return text + (f"\n{self.defence}" if self.defence else "")
 
     def _repr_html_(self):
         if self.error:
@@ -151,6 +164,8 @@ class Verdict:
             path, code = self.repro
             page += (f"<details><summary>Repro, written to {escape.html(str(path))}: run it with "
                      f"<code>%run {escape.html(str(path))}</code></summary><pre>{escape.html(code)}</pre></details>")
+        if self.defence:
+            page += f"<p>{escape.html(self.defence)}</p>"
         return page
 
 

@@ -2,6 +2,8 @@
 terminal's and the review page's lines. Rendering only: which question to ask is checker/practice/defend.py's.
 Candidate-derived text (the file's lines) is escaped for its channel by the callers that print it."""
 
+import re
+
 import numpy as np
 
 from checker.present.escape import visible
@@ -221,3 +223,19 @@ def score_text(right, asked, replay, answered=None):
     from checker.present import render
 
     return render.score_text(right, asked, replay, answered=answered)
+
+
+def interviewer_line(question):
+    """One line for an interviewer, about the candidate's own line, with the computed answer: "If line 14 were
+    removed, softmax([1000, 0]) would be [nan, 0]: ask why"."""
+    call, answer = question.call, question.answer
+    shown = values_text(answer) if isinstance(answer, list) else str(answer)
+    if question.kind == "what-if":
+        edit = question.edit
+        row = re.search(r"\(row [\d, ]+ of the result\)", question.asked.prompt)
+        where = f" {row.group(0)}" if row and not shown.startswith(("an error", "it never", "the process")) else ""
+        return f"{_capital(visible(edit.description))}, {call.say} would be {shown}{where}: ask why."
+    line = question.asked.prompt.split("\n")[0].replace(" of your file", "")
+    name = re.search(r"`(\w+)` (?:have|hold)", question.asked.prompt)
+    return (f"{line}: for {call.say}, `{name.group(1) if name else 'it'}` "
+            f"{'has shape' if isinstance(answer, list) and question.tolerance is None else 'is'} {shown}: ask why.")
