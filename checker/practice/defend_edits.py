@@ -154,6 +154,7 @@ def mutants(source, kinds, functions=None):
         if functions and scope not in functions and function.name not in functions:
             continue
         body = function.body[1:] if _docstring(function) else function.body
+        counters = _loop_counters(function)
         for statement in body:
             for node in ast.walk(statement):
                 for kind in kinds:
@@ -161,11 +162,24 @@ def mutants(source, kinds, functions=None):
                         key = (target.lineno, target.col_offset, target.end_lineno, target.end_col_offset, text)
                         if key in seen or (target.lineno != target.end_lineno and kind != "remove"):
                             continue
+                        if kind == "remove" and _assigned_names(target) & counters:
+                            continue  # a while loop's counter: removed, the loop never ends (as anywhere)
                         seen.add(key)
                         edit = _edit(kind, lines, target, text)
                         if edit is not None:
                             found.append(edit)
     return found
+
+
+def _loop_counters(function):
+    """The names a `while` loop's condition reads: removing their update makes any loop endless."""
+    return {n.id for loop in ast.walk(function) if isinstance(loop, ast.While)
+            for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+
+
+def _assigned_names(node):
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _edit(kind, lines, node, text):
