@@ -297,3 +297,30 @@ def test_a_hiring_team_gets_three_follow_ups_about_the_candidates_lines_with_com
     data = failing.read_bytes()
     check = grade.check_one("02", failing, Limits(), 2017, read=(data, hashlib.sha256(data).hexdigest(), None))
     assert "follow_up" not in check
+
+
+def test_ctrl_c_in_a_defence_prints_the_score_so_far_and_the_replay_command(workspace):
+    from tests.test_ctrl_c import in_a_terminal
+
+    os.environ.pop("PYTEST_XDIST_WORKER", None)
+    (workspace / "katas" / "02_softmax.py").write_text((ROOT / "solutions" / "02_softmax.py").read_text())
+    code, text = in_a_terminal(["defend", "02", "--seed", "4"], workspace, "Your answer")
+    assert code == 1, text
+    text = " ".join(text.split())  # wrapped at 80 columns
+    assert "Stopped. Score so far: 0 of 0 answered (4 asked)" in text, text
+    assert "`kata defend 02 -n 4 --seed 4` asks the same questions again" in text and "Aborted!" not in text
+
+
+def test_edits_keep_every_other_line_and_never_remove_a_loop_counter():
+    from checker.practice import defend_edits
+
+    source = (b"def f(x, n):\n    i = 0\n    total = x * 2  # twice\n    while i < n:\n        i += 1\n"
+              b"        total = total - 1\n    return total\n")
+    found = defend_edits.mutants(source, ["remove", "drop-subtraction"])
+    assert {(e.kind, e.line) for e in found} == {("remove", 3), ("remove", 6), ("drop-subtraction", 6),
+                                                ("remove", 4)}  # never line 2 or 5: the loop would never end
+    for edit in found:
+        assert len(edit.source.splitlines()) == len(source.splitlines())
+        assert defend_edits.compiles(edit)
+    with pytest.raises(defend_edits.Unparsable):
+        defend_edits.mutants(b"x = 1\n" * 20000, ["remove"])

@@ -9,6 +9,7 @@ that changes nothing (or only breaks a name) is dropped, and so is a trace that 
 `rivals` all share. The definitions are the kata's `defend.yaml`; every answer is computed here, by running.
 """
 
+import itertools
 import os
 import random
 from dataclasses import dataclass, field
@@ -100,7 +101,7 @@ def what_ifs(kata, path, source, definition, calls, rng, count, telling_only=Fal
     mutants = edits.mutants(source, definition.get("edits") or ["remove"], definition.get("functions") or None)
     mutants = _spread(mutants, rng)
     tried, telling = [], []
-    for edit in mutants[:MAX_MUTANTS]:
+    for edit in itertools.islice((edit for edit in mutants if edits.compiles(edit)), MAX_MUTANTS):
         got = run.outcomes(path, edit.source, calls, seconds=run.MUTANT_SECONDS)
         if got is None:
             continue
@@ -205,7 +206,7 @@ def _shared_by_rivals(kata, definition, calls, functions):
     """{call id: {(form, answer)}} every rival (the reference, the yaml's rivals) traces at some line."""
     files = [kata.solution_path] + [kata.folder / name for name in definition.get("rivals") or []]
     common = None
-    for file in files:
+    for file in [f for f in files if f.is_file()]:  # a wheel ships the references, not the correct/ files
         source = file.read_bytes()
         probes = edits.probes(source, functions)
         traced = run.traces(file, edits.instrumented(source, probes), probes, calls)
@@ -221,7 +222,7 @@ def _shared_by_rivals(kata, definition, calls, functions):
 def _predict(kata, probe, call, report, form, answer, rng):
     from checker.present import defend_text as text
 
-    prompt = text.predict_prompt(probe, call, form)
+    prompt = text.predict_prompt(probe, call, form, report["kind"])
     explanation = text.predict_explanation(probe, call, report, form)
     if form == "choice":
         right = answer

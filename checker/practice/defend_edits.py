@@ -37,8 +37,14 @@ class Unparsable(ValueError):
     """A file this module will not edit (not UTF-8, or not Python): no what-if and no predict question."""
 
 
+MAX_SOURCE_BYTES = 64 * 1024  # a kata file is a few KiB: past this the parent edits and compiles nothing
+MAX_CANDIDATES = 400  # edits considered per file, at most: each copies the file's bytes once
+
+
 def _lines(source):
     """The file's lines as bytes (ast's column offsets are UTF-8 byte offsets), ends kept."""
+    if len(source) > MAX_SOURCE_BYTES:
+        raise Unparsable(f"the file is over {MAX_SOURCE_BYTES // 1024} KiB")
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
     except SyntaxError as error:
@@ -147,7 +153,7 @@ def _candidates(kind, node, lines):
 
 def mutants(source, kinds, functions=None):
     """Every edit of `kinds` the file allows inside its functions (`functions`: only those names, methods as
-    `Class.method`), in the file's order; each compiles (a mutant that is no Python is no question)."""
+    `Class.method`), in the file's order, at most MAX_CANDIDATES; `compiles` says which are Python."""
     lines, tree = _lines(source), parse(source)
     found, seen = [], set()
     for scope, function in _functions(tree):
@@ -165,10 +171,19 @@ def mutants(source, kinds, functions=None):
                         if kind == "remove" and _assigned_names(target) & counters:
                             continue  # a while loop's counter: removed, the loop never ends (as anywhere)
                         seen.add(key)
-                        edit = _edit(kind, lines, target, text)
-                        if edit is not None:
-                            found.append(edit)
+                        found.append(_edit(kind, lines, target, text))
+                        if len(found) >= MAX_CANDIDATES:
+                            return found
     return found
+
+
+def compiles(edit):
+    """Whether a mutant is Python (compiled here, never run): one that is not is no question."""
+    try:
+        compile(edit.source, "<mutant>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _loop_counters(function):
@@ -184,10 +199,6 @@ def _assigned_names(node):
 
 def _edit(kind, lines, node, text):
     new_source = replace(lines, node, text)
-    try:
-        compile(new_source, "<mutant>", "exec", dont_inherit=True)  # compiled, never run here
-    except (SyntaxError, ValueError):
-        return None
     new_lines = new_source.splitlines(keepends=True)
     old, new = line_text(lines, node.lineno), line_text(new_lines, node.lineno)
     if kind == "remove":

@@ -15,6 +15,7 @@ import numpy as np
 from checker.practice.defend_edits import PROBE_AT, PROBE_MARK
 from checker.sandbox import LearnerError, Limits, Sandbox, SandboxError
 
+PROBE_CHARS = 4096  # a probe's report is a shape and 8 numbers: anything longer is not one, and is not parsed
 MUTANT_SECONDS = 2.0  # a mutant that loops (a removed `i += 1`) is stopped and asked as "never returns"
 
 
@@ -237,7 +238,7 @@ def _probe_report(error):
 
     text = str(error.message if hasattr(error, "message") else error)
     start = text.find(repr(PROBE_MARK)[:-1])
-    if error.type != "SystemExit" or start < 0 or not text.endswith(")"):
+    if error.type != "SystemExit" or start < 0 or not text.endswith(")") or len(text) > PROBE_CHARS:
         return None
     try:
         literal = ast.literal_eval(text[start:-1])

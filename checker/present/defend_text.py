@@ -62,7 +62,7 @@ def outcome_text(outcome, row, same_as=None):
     if outcome.error == "died":
         return "the process dies"
     if outcome.is_error:
-        return f"an error ({outcome.error})"
+        return f"an error ({visible(outcome.error)[:60]})"  # the type's name is the child's to set
     value = outcome.value
     if row is not None:
         shape = np.shape(value)
@@ -136,10 +136,14 @@ def value_fillers(report):
     return found
 
 
-def predict_prompt(probe, call, form):
+def _as_list(kind):
+    return "as a list of 1 for True and 0 for False" if kind == "b" else "its values as a list, 2 decimals"
+
+
+def predict_prompt(probe, call, form, report_kind="f"):
     when = " the first time it runs" if probe.in_loop else ""
     asks = {"shape": f"what shape does `{probe.name}` have right after it{when}",
-            "values": f"what does `{probe.name}` hold right after it{when} (its values as a list, 2 decimals)",
+            "values": f"what does `{probe.name}` hold right after it{when} ({_as_list(report_kind)})",
             "choice": f"what does `{probe.name}` hold right after it{when}"}[form]
     return f"Line {probe.line} of your file: `{visible(probe.code)}`\nFor {call.say}, {asks}?"
 
@@ -165,11 +169,15 @@ def mib(n):
 
 
 def cost_explanation(entry, figure, extra):
+    note = f" {' '.join(str(entry['explain']).split())}" if entry.get("explain") else ""
     if entry["kind"] == "growth":
         return (f"Measured by the kernel: {mib(extra['small'])} beyond the inputs at the small size, "
-                f"{mib(extra['large'])} at the large one.")
-    return (f"Measured by the kernel: a peak of {mib(extra['peak_bytes'])}, {mib(extra['extra'])} beyond the "
-            f"inputs: {figure:.2f} x {mib(float(entry['unit_bytes']))}.")
+                f"{mib(extra['large'])} at the large one.{note}")
+    inputs = extra["peak_bytes"] - extra["extra"]
+    beyond = f", {mib(extra['extra'])} beyond its inputs ({mib(inputs)})" if inputs > 0 else ""
+    unit = float(entry["unit_bytes"])
+    measure = f": {figure:.2f} x {mib(unit)}" if unit != 2**20 else ""
+    return f"Measured by the kernel: a peak of {mib(extra['peak_bytes'])} above the process's start{beyond}{measure}.{note}"
 
 
 # --- the terminal and the review page ---------------------------------------------------------------
