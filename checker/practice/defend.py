@@ -9,6 +9,7 @@ that changes nothing (or only breaks a name) is dropped, and so is a trace that 
 `rivals` all share. The definitions are the kata's `defend.yaml`; every answer is computed here, by running.
 """
 
+import functools
 import itertools
 import os
 import random
@@ -22,6 +23,7 @@ from checker.practice import defend_run as run
 from checker.practice.quiz import Asked
 
 MAX_MUTANTS = 14  # mutants run per defence, at most: each is a child of its own (about 10 ms of CPU forked warm)
+TORCH_MUTANTS = 4  # for a file in PyTorch: each of its children imports torch (about 1.5 s of CPU)
 TRIVIAL_ERRORS = ("NameError", "UnboundLocalError")  # removing a needed name breaks every implementation alike
 REFUSED = "defend a passing solution: `kata check {id}` first"
 
@@ -100,8 +102,11 @@ def what_ifs(kata, path, source, definition, calls, rng, count, telling_only=Fal
         return []
     mutants = edits.mutants(source, definition.get("edits") or ["remove"], definition.get("functions") or None)
     mutants = _spread(mutants, rng)
+    from checker.sandbox.torch_bridge import imports_torch
+
     tried, telling = [], []
-    for edit in itertools.islice((edit for edit in mutants if edits.compiles(edit)), MAX_MUTANTS):
+    most = TORCH_MUTANTS if b"torch" in source and imports_torch(source) else MAX_MUTANTS
+    for edit in itertools.islice((edit for edit in mutants if edits.compiles(edit)), most):
         got = run.outcomes(path, edit.source, calls, seconds=run.MUTANT_SECONDS)
         if got is None:
             continue
@@ -109,7 +114,7 @@ def what_ifs(kata, path, source, definition, calls, rng, count, telling_only=Fal
         if any(o.error in TRIVIAL_ERRORS for o in got) or all(run.same(a, b) for a, b in zip(original, got)):
             continue  # breaks a name (as anywhere) or changes nothing on the contract's inputs: no question
         telling.append((edit, got))
-        if len(telling) >= count and len(tried) >= 6:
+        if len(telling) >= count and len(tried) >= min(6, most):
             break
     return [_what_if(kata, edit, got, original, tried, calls, rng, telling_only) for edit, got in telling]
 
@@ -171,7 +176,8 @@ def predictions(kata, path, source, definition, calls, rng, count):
     if not edge or not probes:
         return []
     traced = run.traces(path, edits.instrumented(source, probes), probes, edge)
-    shared = _shared_by_rivals(kata, definition, edge, functions)
+    shared = _shared_by_rivals(kata, tuple(definition.get("rivals") or ()), tuple(call.id for call in edge),
+                               tuple(functions or ()))
     found = []
     for probe in probes:
         for call in edge:
@@ -202,9 +208,13 @@ def _trivial(report, call):
     return whole or report["kind"] in "bi" and report["size"] == 1 or report["size"] > 4 and report["shape"] in inputs
 
 
-def _shared_by_rivals(kata, definition, calls, functions):
-    """{call id: {(form, answer)}} every rival (the reference, the yaml's rivals) traces at some line."""
-    files = [kata.solution_path] + [kata.folder / name for name in definition.get("rivals") or []]
+@functools.lru_cache(maxsize=32)
+def _shared_by_rivals(kata, rivals, call_ids, functions):
+    """{call id: {(form, answer)}} every rival (the reference, the yaml's `rivals`) traces at some line: trusted
+    files, the same for every learner, so traced once per process (a grade worker asks for many candidates)."""
+    calls = [call for call in run.calls_of(spec(kata)) if call.id in call_ids]
+    functions = list(functions) or None
+    files = [kata.solution_path] + [kata.folder / name for name in rivals]
     common = None
     for file in [f for f in files if f.is_file()]:  # a wheel ships the references, not the correct/ files
         source = file.read_bytes()
