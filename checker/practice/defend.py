@@ -22,8 +22,7 @@ from checker.practice import defend_edits as edits
 from checker.practice import defend_run as run
 from checker.practice.quiz import Asked
 
-MAX_MUTANTS = 14  # mutants run per defence, at most: each is a child of its own (about 10 ms of CPU forked warm)
-TORCH_MUTANTS = 4  # for a file in PyTorch: each of its children imports torch (about 1.5 s of CPU)
+MAX_MUTANTS = 14  # mutants run per defence, at most (all in one child: a few ms of CPU each)
 TRIVIAL_ERRORS = ("NameError", "UnboundLocalError")  # removing a needed name breaks every implementation alike
 REFUSED = "defend a passing solution: `kata check {id}` first"
 
@@ -57,8 +56,9 @@ class Defence:
                 **({"refused": self.refused} if self.refused else {})}
 
 
+@functools.lru_cache(maxsize=None)
 def spec(kata):
-    """The kata's defend.yaml, or None."""
+    """The kata's defend.yaml, or None (read once per process: the package's own data, never changed)."""
     path = kata.folder / "defend.yaml"
     if not path.is_file():
         return None
@@ -71,19 +71,34 @@ def spec(kata):
 def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", "cost"), telling_only=False):
     """Up to `count` questions about the file `source` (the bytes read once; the file is assumed to pass),
     mixing the `kinds` in that order, round-robin. `telling_only`: every what-if on an input where the edit
-    changes the answer (else one in four, drawn, asks on an input where it does not)."""
+    changes the answer (else one in four, drawn, asks on an input where it does not). The learner's file, its
+    instrumented copy and its mutants run in one sandbox child (`defend_host.Host`)."""
+    from checker.practice.defend_host import Host
+    from checker.sandbox.torch_bridge import imports_torch
+
     definition = spec(kata) or {}
     calls = run.calls_of(definition)
     rng = random.Random(f"{seed}:{kata.id}")
     want = {kind: sum(1 for n in range(count) if kinds[n % len(kinds)] == kind) for kind in kinds}
     pools = {kind: [] for kind in kinds}
+    host = None
     try:
-        if want.get("what-if") and calls:
-            pools["what-if"] = what_ifs(kata, path, source, definition, calls, rng, want["what-if"] + 1, telling_only)
-        if want.get("predict"):
-            pools["predict"] = predictions(kata, path, source, definition, calls, rng, want["predict"] + 1)
+        functions = definition.get("functions") or None
+        probes = edits.probes(source, functions) if want.get("predict") else []
+        mutants = _spread(edits.mutants(source, definition.get("edits") or ["remove"], functions), rng) \
+            if want.get("what-if") and calls else []
+        mutants = list(itertools.islice((edit for edit in mutants if edits.compiles(edit)), MAX_MUTANTS))
+        files = [source, edits.instrumented(source, probes), *(edit.source for edit in mutants)]
+        host = Host(path, files, torch=b"torch" in source and imports_torch(source), seconds=run.MUTANT_SECONDS)
+        if mutants:
+            pools["what-if"] = what_ifs(kata, host, mutants, calls, rng, want["what-if"] + 1, telling_only)
+        if probes:
+            pools["predict"] = predictions(kata, host, probes, definition, calls, rng, want["predict"] + 1)
     except edits.Unparsable:
         pass
+    finally:
+        if host is not None:
+            host.close()
     if want.get("cost"):
         pools["cost"] = costs(kata, path, source, definition, want["cost"])
     chosen = []
@@ -96,25 +111,23 @@ def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", 
 
 # --- what-if ---------------------------------------------------------------------------------------
 
-def what_ifs(kata, path, source, definition, calls, rng, count, telling_only=False):
-    original = run.outcomes(path, source, calls)
+FIRST_MUTANT = 2  # the host's files: the learner's (0), its instrumented copy (1), then the mutants
+
+
+def what_ifs(kata, host, mutants, calls, rng, count, telling_only=False):
+    original = run.outcomes(host, 0, calls)
     if original is None:
         return []
-    mutants = edits.mutants(source, definition.get("edits") or ["remove"], definition.get("functions") or None)
-    mutants = _spread(mutants, rng)
-    from checker.sandbox.torch_bridge import imports_torch
-
     tried, telling = [], []
-    most = TORCH_MUTANTS if b"torch" in source and imports_torch(source) else MAX_MUTANTS
-    for edit in itertools.islice((edit for edit in mutants if edits.compiles(edit)), most):
-        got = run.outcomes(path, edit.source, calls, seconds=run.MUTANT_SECONDS)
+    for number, edit in enumerate(mutants, start=FIRST_MUTANT):
+        got = run.outcomes(host, number, calls)
         if got is None:
             continue
         tried.append(got)
         if any(o.error in TRIVIAL_ERRORS for o in got) or all(run.same(a, b) for a, b in zip(original, got)):
             continue  # breaks a name (as anywhere) or changes nothing on the contract's inputs: no question
         telling.append((edit, got))
-        if len(telling) >= count and len(tried) >= min(6, most):
+        if len(telling) >= count and len(tried) >= 6:
             break
     return [_what_if(kata, edit, got, original, tried, calls, rng, telling_only) for edit, got in telling]
 
@@ -167,38 +180,37 @@ def _choices(right, options, rng, most=4):
 
 # --- predict ---------------------------------------------------------------------------------------
 
-def predictions(kata, path, source, definition, calls, rng, count):
+MAX_TRACES = 24  # (line, input) pairs traced per defence, at most, in a drawn order
+
+
+def predictions(kata, host, probes, definition, calls, rng, count):
+    """Traces in a drawn order of (line, edge input) until `count` values are found that no rival shares (a
+    shape only when too few values are), one question a line."""
     from checker.present import defend_text as text
 
     edge = [call for call in calls if call.edge]
     functions = definition.get("functions") or None
-    probes = edits.probes(source, functions)
-    if not edge or not probes:
+    if not edge:
         return []
-    traced = run.traces(path, edits.instrumented(source, probes), probes, edge)
     shared = _shared_by_rivals(kata, tuple(definition.get("rivals") or ()), tuple(call.id for call in edge),
                                tuple(functions or ()))
-    found = []
-    for probe in probes:
-        for call in edge:
-            report = traced.get((probe.line, call.id))
-            if report is None or report["kind"] not in "biuf" or _trivial(report, call):
-                continue
-            form, answer = text.predict_form(report)
-            if form == "other" or (form, answer) in shared.get(call.id, ()):
-                continue  # every implementation of the kata holds it somewhere: a quiz fact
-            found.append((probe, call, report, form, answer))
-    rng.shuffle(found)
-    found.sort(key=lambda item: item[3] == "shape")  # values before shapes: they say more about this file
-    questions, lines = [], set()
-    for probe, call, report, form, answer in found:
+    pairs = [(probe, call) for probe in probes for call in edge]
+    rng.shuffle(pairs)
+    values, shapes, lines = [], [], set()
+    for probe, call in pairs[:MAX_TRACES]:
         if probe.line in lines:
             continue
+        report = run.traces(host, 1, [probe], [call]).get((probe.line, call.id))
+        if report is None or report["kind"] not in "biuf" or _trivial(report, call):
+            continue
+        form, answer = text.predict_form(report)
+        if form == "other" or (form, answer) in shared.get(call.id, ()):
+            continue  # every implementation of the kata holds it somewhere: a quiz fact
         lines.add(probe.line)
-        questions.append(_predict(kata, probe, call, report, form, answer, rng))
-        if len(questions) >= count:
+        (shapes if form == "shape" else values).append((probe, call, report, form, answer))
+        if len(values) >= count:
             break
-    return questions
+    return [_predict(kata, *found, rng) for found in (values + shapes)[:count]]
 
 
 def _trivial(report, call):
@@ -212,6 +224,8 @@ def _trivial(report, call):
 def _shared_by_rivals(kata, rivals, call_ids, functions):
     """{call id: {(form, answer)}} every rival (the reference, the yaml's `rivals`) traces at some line: trusted
     files, the same for every learner, so traced once per process (a grade worker asks for many candidates)."""
+    from checker.practice.defend_host import Host
+
     calls = [call for call in run.calls_of(spec(kata)) if call.id in call_ids]
     functions = list(functions) or None
     files = [kata.solution_path] + [kata.folder / name for name in rivals]
@@ -219,7 +233,11 @@ def _shared_by_rivals(kata, rivals, call_ids, functions):
     for file in [f for f in files if f.is_file()]:  # a wheel ships the references, not the correct/ files
         source = file.read_bytes()
         probes = edits.probes(source, functions)
-        traced = run.traces(file, edits.instrumented(source, probes), probes, calls)
+        host = Host(file, [edits.instrumented(source, probes)], torch=False, seconds=run.MUTANT_SECONDS)
+        try:
+            traced = run.traces(host, 0, probes, calls)
+        finally:
+            host.close()
         from checker.present import defend_text as text
 
         seen = {}

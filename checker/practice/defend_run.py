@@ -16,7 +16,7 @@ from checker.practice.defend_edits import PROBE_AT, PROBE_MARK
 from checker.sandbox import LearnerError, Limits, Sandbox, SandboxError
 
 PROBE_CHARS = 4096  # a probe's report is a shape and 8 numbers: anything longer is not one, and is not parsed
-MUTANT_SECONDS = 2.0  # a mutant that loops (a removed `i += 1`) is stopped and asked as "never returns"
+MUTANT_SECONDS = 2.0  # a call of a mutant that loops is stopped, and asked as "never returns"
 
 
 @dataclass
@@ -190,45 +190,40 @@ def outcome(box, call):
         return Outcome(error="died", message=str(error))
 
 
-def outcomes(path, source, calls, seconds=None):
-    """Each call's Outcome for one file (a mutant's bytes), in one child; None when the file does not load."""
-    try:
-        box = open_box(path, source, seconds)
-    except (LearnerError, SandboxError):
-        return None
-    try:
-        found = []
-        for call in calls:
-            found.append(outcome(box, call) if box.process.poll() is None else Outcome(error="died"))
-        return found
-    finally:
-        box.close()
+def outcomes(host, number, calls):
+    """Each call's Outcome for the host's file `number` (the learner's, a mutant's), each call with a time limit
+    of its own (a call that loops ends that child: the next starts another); None when the file does not load."""
+    from checker.practice.defend_host import Module
+
+    found = []
+    for call in calls:
+        try:
+            module = Module(host, number)
+        except (LearnerError, SandboxError):
+            return None if not found else found + [Outcome(error="died")] * (len(calls) - len(found))
+        found.append(outcome(module, call))
+    return found
 
 
-def traces(path, instrumented_source, probes, calls):
-    """{(probe line, call id): {"shape", "kind", "size", "values"}} for each probe on each call, in one child: the
-    probe set to fire at that line, the call run, the probe's report read back from the SystemExit it raised."""
+def traces(host, number, probes, calls):
+    """{(probe line, call id): {"shape", "kind", "size", "values"}} for each probe on each call of the host's
+    instrumented file `number`: the probe set to fire at that line in the asked step, its report read back from
+    the SystemExit it raised."""
+    from checker.practice.defend_host import Module
+
     found = {}
-    try:
-        box = open_box(path, instrumented_source)
-    except (LearnerError, SandboxError):
-        return found
-    try:
-        for probe in probes:
-            for call in calls:
-                if box.process.poll() is not None:
-                    return found
-                try:
-                    box.call(PROBE_AT, (0,))
-                    run_call(box, call, arm=lambda: box.call(PROBE_AT, (probe.line,)))
-                except LearnerError as error:
-                    report = _probe_report(error)
-                    if report is not None:
-                        found[(probe.line, call.id)] = report
-                except SandboxError:
-                    return found
-    finally:
-        box.close()
+    for probe in probes:
+        for call in calls:
+            try:
+                module = Module(host, number)
+                module.call(PROBE_AT, (0,))
+                run_call(module, call, arm=lambda: module.call(PROBE_AT, (probe.line,)))
+            except LearnerError as error:
+                report = _probe_report(error)
+                if report is not None:
+                    found[(probe.line, call.id)] = report
+            except SandboxError:
+                continue
     return found
 
 

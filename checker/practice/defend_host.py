@@ -1,0 +1,100 @@
+"""One sandbox child for a whole defence: the learner's file, its mutants and its instrumented copy, each loaded
+in the child as a module of its own, so a defence costs one fork and not one per mutant.
+
+The parent writes the host file itself (`host_source`: trusted code, the files' bytes as literals) and sends it to
+a `Sandbox` like any learner file: the child execs each file into its own module when first asked, and calls
+into it. Nothing of a module is trusted or read back but the plain values its calls return. A module whose call
+loops or kills the child ends that child only: the next module asked gets a fresh one (`Host.box`), so one
+mutant's time-out is that mutant's outcome, never the others'. Each module's calls get `seconds` of their own.
+"""
+
+import time
+
+from checker.sandbox import Limits, Sandbox, SandboxError
+
+_HOST = '''# kata defend's host: each file below is loaded as a module of its own, on demand.
+import sys as _sys
+import types as _types
+{torch}
+_FILES = {files!r}
+_MODULES = {{}}
+
+
+def kata_host_load_(number, /):
+    module = _types.ModuleType("kata_learner_%d" % number)
+    module.__file__ = __file__
+    _sys.modules[module.__name__] = module
+    exec(compile(_FILES[number], __file__, "exec", dont_inherit=True), module.__dict__)
+    _MODULES[number] = module
+    return True
+
+
+def kata_host_call_(number, name, /, *args, **kwargs):
+    if name == "__len__":
+        return len(args[0])
+    return getattr(_MODULES[number], name)(*args, **kwargs)
+'''
+
+
+def host_source(files, torch=False):
+    """The host file for `files` (bytes each); `torch`: the learner's file imports torch, so the host does too
+    (its calls then get tensors, as the learner's file alone would)."""
+    return _HOST.format(files=list(files), torch="import torch  # noqa: F401" if torch else "").encode()
+
+
+class Host:
+    """The child serving a defence's files; `load(n)` before `call(n, ...)`; a dead child is replaced."""
+
+    def __init__(self, path, files, torch=False, seconds=2.0):
+        self.path, self.source, self.seconds = path, host_source(files, torch), seconds
+        self._box, self._loaded = None, set()
+
+    def box(self):
+        if self._box is None or self._box.process.poll() is not None:
+            if self._box is not None:
+                self._box.close()
+            self._box = Sandbox(self.path, Limits(seconds=max(self.seconds, 1.0) * 4), source=self.source)
+            self._box.load([])
+            self._loaded = set()
+        return self._box
+
+    def load(self, number):
+        """Load file `number` (once per child); LearnerError or SandboxError when it cannot be imported."""
+        box = self.box()
+        if number not in self._loaded:
+            box.deadline = time.monotonic() + self.seconds
+            box.call("kata_host_load_", (number,))
+            self._loaded.add(number)
+        return box
+
+    def start(self, number):
+        """Load file `number` and give its calls a time limit of their own; the child serving it."""
+        box = self.load(number)
+        box.deadline = time.monotonic() + self.seconds
+        return box
+
+    def close(self):
+        if self._box is not None:
+            self._box.close()
+            self._box = None
+
+
+class Module:
+    """One file of a host, as `defend_run.run_call` asks it: `call(name, args, kwargs, target)`."""
+
+    def __init__(self, host, number):
+        self.host, self.number = host, number
+        self.box = host.start(number)
+
+    @property
+    def process(self):
+        return self.box.process
+
+    def call(self, name, args=(), kwargs=None, target=None):
+        if target is not None:  # a method of an object this file made: the child knows whose it is
+            return self.box.call(name, args, kwargs, target) if name != "__len__" else \
+                self.box.call("kata_host_call_", (self.number, name, target), {})
+        return self.box.call("kata_host_call_", (self.number, name, *args), kwargs or {})
+
+
+__all__ = ["Host", "Module", "SandboxError", "host_source"]
