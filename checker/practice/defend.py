@@ -192,8 +192,7 @@ def predictions(kata, host, probes, definition, calls, rng, count):
     functions = definition.get("functions") or None
     if not edge:
         return []
-    shared = _shared_by_rivals(kata, tuple(definition.get("rivals") or ()), tuple(call.id for call in edge),
-                               tuple(functions or ()))
+    rivals = tuple(definition.get("rivals") or ())
     pairs = [(probe, call) for probe in probes for call in edge]
     rng.shuffle(pairs)
     values, shapes, lines = [], [], set()
@@ -204,7 +203,7 @@ def predictions(kata, host, probes, definition, calls, rng, count):
         if report is None or report["kind"] not in "biuf" or _trivial(report, call):
             continue
         form, answer = text.predict_form(report)
-        if form == "other" or (form, answer) in shared.get(call.id, ()):
+        if form == "other" or (form, answer) in _shared_by_rivals(kata, rivals, call.id, tuple(functions or ())):
             continue  # every implementation of the kata holds it somewhere: a quiz fact
         lines.add(probe.line)
         (shapes if form == "shape" else values).append((probe, call, report, form, answer))
@@ -220,31 +219,29 @@ def _trivial(report, call):
     return whole or report["kind"] in "bi" and report["size"] == 1 or report["size"] > 4 and report["shape"] in inputs
 
 
-@functools.lru_cache(maxsize=32)
-def _shared_by_rivals(kata, rivals, call_ids, functions):
-    """{call id: {(form, answer)}} every rival (the reference, the yaml's `rivals`) traces at some line: trusted
-    files, the same for every learner, so traced once per process (a grade worker asks for many candidates)."""
+@functools.lru_cache(maxsize=64)
+def _shared_by_rivals(kata, rivals, call_id, functions):
+    """{(form, answer)} that every rival (the reference, the yaml's `rivals`) traces at some line on one call:
+    trusted files, the same for every learner, so traced once per process and call (a grade worker asks for
+    many candidates), all in one child."""
     from checker.practice.defend_host import Host
+    from checker.present import defend_text as text
 
-    calls = [call for call in run.calls_of(spec(kata)) if call.id in call_ids]
+    (call,) = [call for call in run.calls_of(spec(kata)) if call.id == call_id]
     functions = list(functions) or None
-    files = [kata.solution_path] + [kata.folder / name for name in rivals]
+    files = [f for f in [kata.solution_path, *(kata.folder / name for name in rivals)] if f.is_file()]  # a wheel
+    sources = [f.read_bytes() for f in files]  # ships the references, not the correct/ files
+    probes = [edits.probes(source, functions) for source in sources]
+    host = Host(kata.solution_path, [edits.instrumented(source, found) for source, found in zip(sources, probes)],
+                seconds=run.MUTANT_SECONDS)
     common = None
-    for file in [f for f in files if f.is_file()]:  # a wheel ships the references, not the correct/ files
-        source = file.read_bytes()
-        probes = edits.probes(source, functions)
-        host = Host(file, [edits.instrumented(source, probes)], torch=False, seconds=run.MUTANT_SECONDS)
-        try:
-            traced = run.traces(host, 0, probes, calls)
-        finally:
-            host.close()
-        from checker.present import defend_text as text
-
-        seen = {}
-        for (line, call_id), report in traced.items():
-            seen.setdefault(call_id, set()).add(text.predict_form(report))
-        common = seen if common is None else {k: v & seen.get(k, set()) for k, v in common.items()}
-    return common or {}
+    try:
+        for number, found in enumerate(probes):
+            seen = {text.predict_form(report) for report in run.traces(host, number, found, [call]).values()}
+            common = seen if common is None else common & seen
+    finally:
+        host.close()
+    return frozenset(common or ())
 
 
 def _predict(kata, probe, call, report, form, answer, rng):

@@ -33,6 +33,28 @@ def kata_host_call_(number, name, /, *args, **kwargs):
     if name == "__len__":
         return len(args[0])
     return getattr(_MODULES[number], name)(*args, **kwargs)
+
+
+def kata_host_run_(number, steps, arm, /):
+    """A call's steps in one request: (name, args, kwargs, object whose method, name to keep the result as);
+    `arm`: the line a probe fires at, set just before the last step (0 until then)."""
+    module, made, result = _MODULES[number], {{}}, None
+    for index, (name, args, kwargs, target, keep) in enumerate(steps):
+        if arm:
+            module.kata_probe_at_(arm if index == len(steps) - 1 else 0)
+        args = [made[a[1]] if _is_object(a) else a for a in args]
+        kwargs = {{k: made[v[1]] if _is_object(v) else v for k, v in kwargs}}  # (name, value) pairs: the wire has no dict
+        if target is None:
+            result = getattr(module, name)(*args, **kwargs)
+        else:
+            result = len(made[target]) if name == "__len__" else getattr(made[target], name)(*args, **kwargs)
+        if keep:
+            made[keep] = result
+    return result
+
+
+def _is_object(value):
+    return isinstance(value, tuple) and len(value) == 2 and value[0] == "kata-object"
 '''
 
 
@@ -80,21 +102,27 @@ class Host:
 
 
 class Module:
-    """One file of a host, as `defend_run.run_call` asks it: `call(name, args, kwargs, target)`."""
+    """One file of a host: `run(call)` runs a call's steps in one request."""
 
     def __init__(self, host, number):
         self.host, self.number = host, number
         self.box = host.start(number)
 
+    def run(self, call, arm=0):
+        """The last step's result (a call of defend_run); `arm`: the probe's line, or 0."""
+        steps = [(step.call, [_sent(a) for a in step.args], [(k, _sent(v)) for k, v in step.kwargs.items()],
+                  step.target, step.name) for step in call.steps]
+        return self.box.call("kata_host_run_", (self.number, steps, arm), {})
+
     @property
     def process(self):
         return self.box.process
 
-    def call(self, name, args=(), kwargs=None, target=None):
-        if target is not None:  # a method of an object this file made: the child knows whose it is
-            return self.box.call(name, args, kwargs, target) if name != "__len__" else \
-                self.box.call("kata_host_call_", (self.number, name, target), {})
-        return self.box.call("kata_host_call_", (self.number, name, *args), kwargs or {})
+
+def _sent(value):
+    from checker.practice.defend_run import Handle
+
+    return ("kata-object", value.name) if isinstance(value, Handle) else value
 
 
 __all__ = ["Host", "Module", "SandboxError", "host_source"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.practice.defend_edits import PROBE_AT, PROBE_MARK
+from checker.practice.defend_edits import PROBE_MARK
 from checker.sandbox import LearnerError, Limits, Sandbox, SandboxError
 
 PROBE_CHARS = 4096  # a probe's report is a shape and 8 numbers: anything longer is not one, and is not parsed
@@ -151,13 +151,11 @@ def open_box(path, source, seconds=None):
     return box
 
 
-def run_call(box, call, measure=False, arm=None):
-    """The call's steps in `box`; (its picked result, the kernel's figures or None). `arm`: called just before
-    the last step (a probe then fires in the asked call only, not in the steps that set it up)."""
+def run_call(box, call, measure=False):
+    """The call's steps in `box` (a Sandbox of its own: cost figures); (its picked result, the kernel's figures
+    or None)."""
     made, figures, result = {}, None, None
     for number, step in enumerate(call.steps):
-        if arm and number == len(call.steps) - 1:
-            arm()
         args = [made[a.name] if isinstance(a, Handle) else a for a in step.args]
         kwargs = {k: made[v.name] if isinstance(v, Handle) else v for k, v in step.kwargs.items()}
         target = made[step.target] if step.target else None
@@ -176,12 +174,12 @@ def pick(result, path):
     return result
 
 
-def outcome(box, call):
-    """What the call gives in `box`, an error or a time-out included (a time-out ends the child)."""
+def outcome(module, call):
+    """What the call gives in a host's module, an error or a time-out included (a time-out ends the child)."""
     from checker.sandbox import Timeout
 
     try:
-        return Outcome(run_call(box, call)[0])
+        return Outcome(pick(module.run(call), call.pick))
     except LearnerError as error:
         return Outcome(error=error.type, message=str(error))
     except Timeout:
@@ -215,9 +213,7 @@ def traces(host, number, probes, calls):
     for probe in probes:
         for call in calls:
             try:
-                module = Module(host, number)
-                module.call(PROBE_AT, (0,))
-                run_call(module, call, arm=lambda: module.call(PROBE_AT, (probe.line,)))
+                Module(host, number).run(call, arm=probe.line)
             except LearnerError as error:
                 report = _probe_report(error)
                 if report is not None:
