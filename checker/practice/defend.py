@@ -23,7 +23,8 @@ from checker.practice import defend_run as run
 from checker.practice.quiz import Asked
 
 MAX_MUTANTS = 14  # mutants run per defence, at most (all in one child: a few ms of CPU each)
-TRIVIAL_ERRORS = ("NameError", "UnboundLocalError")  # removing a needed name breaks every implementation alike
+TRIVIAL_ERRORS = ("NameError", "UnboundLocalError", "AttributeError")  # a needed name (or attribute) removed
+# breaks every implementation alike: no question
 REFUSED = "defend a passing solution: `kata check {id}` first"
 
 
@@ -127,9 +128,17 @@ def what_ifs(kata, host, mutants, calls, rng, count, telling_only=False):
         if any(o.error in TRIVIAL_ERRORS for o in got) or all(run.same(a, b) for a, b in zip(original, got)):
             continue  # breaks a name (as anywhere) or changes nothing on the contract's inputs: no question
         telling.append((edit, got))
-        if len(telling) >= count and len(tried) >= 6:
+        answers = [t for t in telling if _gives_a_value(t[1], original)] if telling_only else telling
+        if len(answers) >= count and len(tried) >= 6:
             break
+    if telling_only:  # for an interviewer: a changed answer says more than an error
+        telling.sort(key=lambda t: not _gives_a_value(t[1], original))
     return [_what_if(kata, edit, got, original, tried, calls, rng, telling_only) for edit, got in telling]
+
+
+def _gives_a_value(got, original):
+    """Whether a mutant returns a (changed) value on some call, not only errors."""
+    return any(not o.is_error and not run.same(o, a) for o, a in zip(got, original))
 
 
 def _spread(mutants, rng):
@@ -146,6 +155,8 @@ def _what_if(kata, edit, got, original, tried, calls, rng, telling_only=False):
     from checker.present import defend_text as text
 
     differing = [n for n, (a, b) in enumerate(zip(original, got)) if not run.same(a, b)]
+    if telling_only:  # a changed value first
+        differing.sort(key=lambda n: got[n].is_error)
     functions = {calls[n].function for n in differing}  # a line another function never reaches is no question
     agreeing = [n for n in range(len(calls)) if n not in differing and not got[n].is_error
                 and calls[n].function in functions]
