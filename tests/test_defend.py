@@ -324,3 +324,30 @@ def test_edits_keep_every_other_line_and_never_remove_a_loop_counter():
         assert defend_edits.compiles(edit)
     with pytest.raises(defend_edits.Unparsable):
         defend_edits.mutants(b"x = 1\n" * 20000, ["remove"])
+
+
+@pytest.mark.parametrize("kata", [k for k in catalog.all_katas() if defend.spec(k)], ids=str)
+def test_every_defend_yaml_names_in_contract_calls_that_the_reference_answers(kata):
+    """Each kata's defend.yaml: calls the reference answers (no error), at least one edge call, rivals that
+    exist, edit kinds the editor knows, cost entries with what their kind needs."""
+    from checker.practice import defend_edits, defend_host, defend_run
+
+    definition = defend.spec(kata)
+    calls = defend_run.calls_of(definition)
+    assert calls and any(call.edge for call in calls) and len({c.id for c in calls}) == len(calls)
+    assert all((kata.folder / rival).is_file() for rival in definition.get("rivals", []))
+    known = {"remove", "drop-subtraction", "div-drop", "add-to-mul", "compare", "axis", "keepdims", "k-zero", "sqrt",
+             "exp-drop", "max-drop", "where", "fill"}
+    assert set(definition["edits"]) <= known
+    source = kata.solution_path.read_bytes()
+    assert defend_edits.mutants(source, definition["edits"])  # the reference offers edits of these kinds
+    host = defend_host.Host(kata.solution_path, [source])
+    try:
+        found = defend_run.outcomes(host, 0, calls)
+    finally:
+        host.close()
+    assert found is not None and not any(o.is_error for o in found), [(c.id, o) for c, o in zip(calls, found)]
+    for entry in definition.get("cost", []):
+        need = {"peak": {"steps", "unit_bytes", "tolerance", "prompt"}, "growth": {"small", "large", "flat_below",
+                                                                                    "choices", "prompt"}}
+        assert need[entry["kind"]] <= set(entry), entry["id"]

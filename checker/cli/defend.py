@@ -8,7 +8,7 @@ import click
 
 from checker.engine import catalog
 from checker.cli import cli, common
-from checker.cli.common import UsageProblem, echo, find_kata, readable
+from checker.cli.common import UsageProblem, echo, find_kata, learner_seed, readable
 
 
 @cli.command()
@@ -52,7 +52,7 @@ def defend(kata_key, file, count, seed, as_json):
         raise UsageProblem(f"cannot read {path}: {error}") from None
     seed = random.randrange(10**6) if seed is None else seed
     warm.enable()  # the check, then a child per mutant: each a fork of one warm process
-    defence = session.defend_file(kata, path, source, count, seed)
+    defence = session.defend_file(kata, path, source, count, seed, check_seed=learner_seed(workspace, kata))
     if defence.refused:
         click.echo(defence.refused, err=True)
         sys.exit(1)

@@ -4,12 +4,13 @@ the quiz reads them, the score; and the three follow-up questions a hiring team 
 from checker.practice.defend import REFUSED, Defence, questions
 
 
-def defend_file(kata, path, source, count=4, seed=0, file=None, limits=None):
-    """The whole defence of one file: its check first (a file that does not pass is refused), then the questions."""
+def defend_file(kata, path, source, count=4, seed=0, file=None, limits=None, check_seed=None):
+    """The whole defence of one file: its check first (with the learner's seed: kata 10's plants), a file that
+    does not pass refused; then the questions."""
     from checker.engine.results import Status
-    from checker.engine.runner import check, display_path
+    from checker.engine.runner import DEFAULT_SEED, check, display_path
 
-    result = check(kata, path, limits, source=source)
+    result = check(kata, path, limits, DEFAULT_SEED if check_seed is None else check_seed, source=source)
     defence = Defence(kata, file or display_path(path))
     if result.status != Status.PASSED:
         defence.refused = REFUSED.format(id=kata.id)
