@@ -63,7 +63,7 @@ def spec(kata):
     path = kata.folder / "defend.yaml"
     if not path.is_file():
         return None
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if not isinstance(data, dict) or data.get("format") != 1:
         raise ValueError(f"{path}: expected a mapping with format: 1")
     return data
@@ -207,14 +207,19 @@ def predictions(kata, host, probes, definition, calls, rng, count):
     pairs = [(probe, call) for probe in probes for call in edge]
     rng.shuffle(pairs)
     values, shapes, lines = [], [], set()
-    for probe, call in pairs[:MAX_TRACES]:
+    pairs = pairs[:MAX_TRACES]
+    traced = {}
+    for call in edge:  # one request a call
+        traced.update(run.traces(host, 1, [probe for probe, asked in pairs if asked is call], [call]))
+    for probe, call in pairs:
         if probe.line in lines:
             continue
-        report = run.traces(host, 1, [probe], [call]).get((probe.line, call.id))
+        report = traced.get((probe.line, call.id))
         if report is None or report["kind"] not in "biuf" or _trivial(report, call):
             continue
         form, answer = text.predict_form(report)
-        if form == "other" or (form, answer) in _shared_by_rivals(kata, rivals, call.id, tuple(functions or ())):
+        if form == "other" or (form, answer) in _shared_by_rivals(kata, rivals, tuple(functions or ())).get(
+                call.id, ()):
             continue  # every implementation of the kata holds it somewhere: a quiz fact
         lines.add(probe.line)
         (shapes if form == "shape" else values).append((probe, call, report, form, answer))
@@ -230,29 +235,30 @@ def _trivial(report, call):
     return whole or report["kind"] in "bi" and report["size"] == 1 or report["size"] > 4 and report["shape"] in inputs
 
 
-@functools.lru_cache(maxsize=64)
-def _shared_by_rivals(kata, rivals, call_id, functions):
-    """{(form, answer)} that every rival (the reference, the yaml's `rivals`) traces at some line on one call:
-    trusted files, the same for every learner, so traced once per process and call (a grade worker asks for
-    many candidates), all in one child."""
+@functools.lru_cache(maxsize=None)
+def _shared_by_rivals(kata, rivals, functions):
+    """{call id: {(form, answer)}} that every rival (the reference, the yaml's `rivals`) traces at some line on
+    each edge call: trusted files, the same for every learner, so traced once per process (a grade worker asks
+    for many candidates), all in one child."""
     from checker.practice.defend_host import Host
     from checker.present import defend_text as text
 
-    (call,) = [call for call in run.calls_of(spec(kata)) if call.id == call_id]
+    calls = [call for call in run.calls_of(spec(kata)) if call.edge]
     functions = list(functions) or None
     files = [f for f in [kata.solution_path, *(kata.folder / name for name in rivals)] if f.is_file()]  # a wheel
     sources = [f.read_bytes() for f in files]  # ships the references, not the correct/ files
     probes = [edits.probes(source, functions) for source in sources]
     host = Host(kata.solution_path, [edits.instrumented(source, found) for source, found in zip(sources, probes)],
                 seconds=run.MUTANT_SECONDS)
-    common = None
+    common = {}
     try:
-        for number, found in enumerate(probes):
-            seen = {text.predict_form(report) for report in run.traces(host, number, found, [call]).values()}
-            common = seen if common is None else common & seen
+        for call in calls:
+            for number, found in enumerate(probes):
+                seen = {text.predict_form(report) for report in run.traces(host, number, found, [call]).values()}
+                common[call.id] = seen if number == 0 else common[call.id] & seen
     finally:
         host.close()
-    return frozenset(common or ())
+    return {call_id: frozenset(shared) for call_id, shared in common.items()}
 
 
 def _predict(kata, probe, call, report, form, answer, rng):

@@ -53,6 +53,20 @@ def kata_host_run_(number, steps, arm, /):
     return result
 
 
+def kata_host_answers_(number, runs, /):
+    """Many runs in one request, each (steps, arm): ("ok", result), ("error", the exception's type), or
+    ("exit", what a SystemExit carried: a probe's report)."""
+    found = []
+    for steps, arm in runs:
+        try:
+            found.append(("ok", kata_host_run_(number, steps, arm)))
+        except SystemExit as stop:
+            found.append(("exit", str(stop.code)[:4096]))
+        except Exception as error:
+            found.append(("error", type(error).__name__))
+    return found
+
+
 def _is_object(value):
     return isinstance(value, tuple) and len(value) == 2 and value[0] == "kata-object"
 '''
@@ -110,9 +124,22 @@ class Module:
 
     def run(self, call, arm=0):
         """The last step's result (a call of defend_run); `arm`: the probe's line, or 0."""
-        steps = [(step.call, [_sent(a) for a in step.args], [(k, _sent(v)) for k, v in step.kwargs.items()],
-                  step.target, step.name) for step in call.steps]
-        return self.box.call("kata_host_run_", (self.number, steps, arm), {})
+        return self.box.call("kata_host_run_", (self.number, _steps(call), arm), {})
+
+    def answers(self, runs):
+        """[(kind, value)] for many (call, arm) in one request (see kata_host_answers_), the time limit theirs
+        together; Timeout or SandboxError when the child could not answer them all."""
+        self.box.deadline = time.monotonic() + self.host.seconds * max(len(runs), 1)
+        found = self.box.call("kata_host_answers_", (self.number, [(_steps(call), arm) for call, arm in runs]), {})
+        if not isinstance(found, list) or len(found) != len(runs) or not all(
+                isinstance(item, tuple) and len(item) == 2 and item[0] in ("ok", "error", "exit") for item in found):
+            raise SandboxError("the host's answers are not what it was asked for")
+        return found
+
+
+def _steps(call):
+    return [(step.call, [_sent(a) for a in step.args], [(k, _sent(v)) for k, v in step.kwargs.items()],
+             step.target, step.name) for step in call.steps]
 
     @property
     def process(self):

@@ -189,10 +189,19 @@ def outcome(module, call):
 
 
 def outcomes(host, number, calls):
-    """Each call's Outcome for the host's file `number` (the learner's, a mutant's), each call with a time limit
-    of its own (a call that loops ends that child: the next starts another); None when the file does not load."""
+    """Each call's Outcome for the host's file `number` (the learner's, a mutant's), all in one request; when the
+    child cannot answer them all (a call loops or kills it), again one call at a time, each with a time limit of
+    its own (the next starts another child). None when the file does not load."""
     from checker.practice.defend_host import Module
 
+    try:
+        answers = Module(host, number).answers([(call, 0) for call in calls])
+        return [Outcome(pick(value, call.pick)) if kind == "ok" else Outcome(error=str(value)[:100])
+                for (kind, value), call in zip(answers, calls)]
+    except LearnerError:
+        return None
+    except SandboxError:
+        pass
     found = []
     for call in calls:
         try:
@@ -205,39 +214,33 @@ def outcomes(host, number, calls):
 
 def traces(host, number, probes, calls):
     """{(probe line, call id): {"shape", "kind", "size", "values"}} for each probe on each call of the host's
-    instrumented file `number`: the probe set to fire at that line in the asked step, its report read back from
-    the SystemExit it raised."""
+    instrumented file `number`, in one request: the probe set to fire at its line in the asked step, its report
+    read back from the SystemExit it raised."""
     from checker.practice.defend_host import Module
 
+    runs = [(probe, call) for probe in probes for call in calls]
+    try:
+        answers = Module(host, number).answers([(call, probe.line) for probe, call in runs])
+    except (LearnerError, SandboxError):
+        return {}
     found = {}
-    for probe in probes:
-        for call in calls:
-            try:
-                Module(host, number).run(call, arm=probe.line)
-            except LearnerError as error:
-                report = _probe_report(error)
-                if report is not None:
-                    found[(probe.line, call.id)] = report
-            except SandboxError:
-                continue
+    for (probe, call), (kind, value) in zip(runs, answers):
+        report = _probe_report(value) if kind == "exit" else None
+        if report is not None:
+            found[(probe.line, call.id)] = report
     return found
 
 
-def _probe_report(error):
-    """The report a probe raised (the message the worker made of its SystemExit), read strictly, or None."""
-    import ast
-
-    text = str(error.message if hasattr(error, "message") else error)
-    start = text.find(repr(PROBE_MARK)[:-1])
-    if error.type != "SystemExit" or start < 0 or not text.endswith(")") or len(text) > PROBE_CHARS:
+def _probe_report(text):
+    """The report a probe raised (what its SystemExit carried), read strictly, or None."""
+    if not isinstance(text, str) or not text.startswith(PROBE_MARK) or len(text) > PROBE_CHARS:
         return None
     try:
-        literal = ast.literal_eval(text[start:-1])
-        report = json.loads(literal[len(PROBE_MARK):])
+        report = json.loads(text[len(PROBE_MARK):])
         shape = tuple(int(n) for n in report["shape"])
         values = [float(v) for v in report["values"]][:8]
         return {"shape": shape, "kind": str(report["kind"])[:1], "size": int(report["size"]), "values": values}
-    except (ValueError, TypeError, KeyError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, KeyError, AttributeError, MemoryError, RecursionError):
         return None
 
 
