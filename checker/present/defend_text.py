@@ -188,16 +188,6 @@ def header(question, number, total):
     return click.style(f"Question {number} of {total}", bold=True) + f"  ({question.kind}, your file)"
 
 
-def refused_text(defence):
-    return defence.refused
-
-
-def follow_up(question):
-    """One line for an interviewer: the question, its computed answer, and what to ask."""
-    prompt = " ".join(question.asked.prompt.split("\n")[1:]) or question.asked.prompt
-    return f"{prompt} Computed: {question.answer if not isinstance(question.answer, list) else values_text(question.answer)}: ask why."
-
-
 def question_text(question, number, total):
     from checker.present import layout
 
