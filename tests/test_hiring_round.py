@@ -186,7 +186,10 @@ def test_the_markdown_explains_ids_weights_and_keeps_hashes_apart(round_):
     from checker.engine import prompts
 
     assert "## What the bug names mean" in markdown
-    assert f"`mask-top-left` (kata 05): {escape.markdown(prompts.fix_of('mask-top-left'))}" in markdown
+    # What the mistake is, in kata 05's own catalogue line, then its fix.
+    means = prompts.means_of("mask-top-left", "kv-cache")
+    assert means.startswith("top-left causal mask") and means != prompts.means_of("mask-top-left", "causal-mask")
+    assert f"`mask-top-left` (kata 05): {escape.markdown(means)}; the fix: " in markdown
     assert "Weights: 05 ×3, 08 ×3, 10 ×2, 12 ×2" in markdown
     first_screen = markdown[:markdown.index("## Candidates")]
     assert "sha256" not in first_screen.lower() and "## Appendix: file hashes" in markdown
