@@ -239,8 +239,8 @@ def test_answers_fed_on_stdin_are_scored_and_kept(workspace):
     runner = CliRunner()
     listing = runner.invoke(cli, ["defend", "02", "--seed", "9", "--json"])
     assert listing.exit_code == 0, listing.output
-    data = json.loads(listing.output)
-    assert set(data) >= {"kata", "file", "questions"} and data["kata"] == "02"
+    data = json.loads(listing.stdout)
+    assert set(data) == {"kata", "file", "questions"} and data["kata"] == "02"
     assert all(set(q) == {"kind", "line", "edit", "call", "prompt", "choices", "answer"} for q in data["questions"])
     replies = [_reply(q) for q in data["questions"]]
     replies[-1] = "wrong" if data["questions"][-1]["choices"] else "123456"
@@ -351,3 +351,17 @@ def test_every_defend_yaml_names_in_contract_calls_that_the_reference_answers(ka
         need = {"peak": {"steps", "unit_bytes", "tolerance", "prompt"}, "growth": {"small", "large", "flat_below",
                                                                                     "choices", "prompt"}}
         assert need[entry["kind"]] <= set(entry), entry["id"]
+
+
+def test_what_the_child_names_is_shown_escaped():
+    """An exception's type name and a value's text are the child's to set: no control character reaches the
+    terminal, and an unreadable probe report is no report."""
+    from checker.practice import defend_run
+    from checker.present import defend_text
+
+    shown = defend_text.outcome_text(defend_run.Outcome(error="Boom\x1b[2J\x1b[31m\n"), None)
+    assert "\x1b" not in shown and "\n" not in shown and shown.startswith("an error (Boom")
+    assert defend_run._probe_report("kata-probe:" + "[" * 5000) is None
+    assert defend_run._probe_report('kata-probe:{"shape": "x"}') is None
+    assert defend_run._probe_report("kata-probe:" + json.dumps({"shape": [2], "kind": "f", "size": 2,
+                                                                 "values": [1.0, 2.0]}))["shape"] == (2,)

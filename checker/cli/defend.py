@@ -56,8 +56,9 @@ def defend(kata_key, file, count, seed, as_json):
     if defence.refused:
         click.echo(defence.refused, err=True)
         sys.exit(1)
-    if as_json:
-        click.echo(json.dumps({**defence.to_json(), "seed": seed}))
+    if as_json:  # the schema, nothing more; the seed that asks them again goes to stderr
+        click.echo(json.dumps(defence.to_json()))
+        click.echo(f"`{session.replay_command(kata, count, seed, file)}` asks the same questions", err=True)
         return
     if not defence.questions:
         echo(f"No defence question tells anything about this file of kata {kata} (seed {seed}).")
