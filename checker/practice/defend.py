@@ -11,7 +11,6 @@ that changes nothing (or only breaks a name) is dropped, and so is a trace that 
 
 import functools
 import itertools
-import os
 import random
 from dataclasses import dataclass, field
 
@@ -101,6 +100,8 @@ def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", 
         if host is not None:
             host.close()
     if want.get("cost"):
+        from checker.practice.defend_cost import costs
+
         pools["cost"] = costs(kata, path, source, definition, want["cost"])
     chosen = []
     while len(chosen) < count and any(pools.values()):
@@ -162,11 +163,11 @@ def _what_if(kata, edit, got, original, tried, calls, rng, telling_only=False):
                 and calls[n].function in functions]
     index = rng.choice(agreeing) if agreeing and rng.random() < 0.25 and not telling_only else differing[0]
     call, mine, theirs = calls[index], original[index], got[index]
-    row = text.telling_row(mine, theirs)
-    right = text.outcome_text(theirs, row, same_as=mine)
+    row = run.telling_row(mine, theirs)
+    right = text.outcome_text(theirs, row, same=run.same(theirs, mine))
     others = [other[index] for other in tried]
-    options = [right, text.outcome_text(mine, row, same_as=mine)]
-    options += [text.outcome_text(o, row, same_as=mine) for o in others if not o.is_error]
+    options = [right, text.outcome_text(mine, row, same=True)]
+    options += [text.outcome_text(o, row, same=run.same(o, mine)) for o in others if not o.is_error]
     options += text.fillers(mine, row)
     options += [text.outcome_text(o, row) for o in others if o.is_error and o.error not in TRIVIAL_ERRORS]
     choices = _choices(right, options, rng)
@@ -278,55 +279,3 @@ def _predict(kata, probe, call, report, form, answer, rng):
                         tolerance=None if form == "shape" else 0.01, decimals=None if form == "shape" else 2)
     return DefenceQuestion("predict", probe.line, call, Asked(question, prompt, expected, explanation),
                            answer=list(answer), tolerance=question.tolerance)
-
-
-# --- cost ------------------------------------------------------------------------------------------
-
-def costs(kata, path, source, definition, count):
-    from checker.present import defend_text as text
-    from checker.sandbox import LearnerError, SandboxError
-
-    found = []
-    for entry in (definition.get("cost") or [])[:count]:
-        try:
-            figure, extra = cost_figure(path, source, entry)
-        except (LearnerError, SandboxError, KeyError) as error:
-            if os.environ.get("KATA_DEBUG"):
-                raise
-            continue  # a figure the kernel could not give, or a file that cannot run it: no question
-        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"],
-                                         "steps": entry.get("steps") or entry["large"]}]})[0]
-        prompt = text.cost_prompt(entry)
-        if entry["kind"] == "growth":
-            right = text.growth_choice(figure, entry)
-            choices = [str(c) for c in entry["choices"]]
-            explanation = text.cost_explanation(entry, figure, extra)
-            question = Question(f"defend-cost-{entry['id']}", kata.slug, "choice", prompt, explanation,
-                                choices=tuple({"text": c, "correct": c == right} for c in choices))
-            found.append(DefenceQuestion("cost", None, call, Asked(question, prompt, choices.index(right), explanation,
-                                                                    choices), answer=right))
-            continue
-        decimals, tolerance = int(entry.get("decimals", 1)), float(entry["tolerance"])
-        expected = round(figure, decimals)
-        explanation = text.cost_explanation(entry, figure, extra)
-        question = Question(f"defend-cost-{entry['id']}", kata.slug, "templated", prompt, explanation,
-                            tolerance=tolerance, decimals=decimals)
-        found.append(DefenceQuestion("cost", None, call, Asked(question, prompt, expected, explanation, exact=figure),
-                                     answer=expected, tolerance=tolerance))
-    return found
-
-
-def cost_figure(path, source, entry):
-    """(the figure, what it was made of) for one `cost` entry: `peak`, the peak bytes beyond the measured call's
-    inputs, in `unit_bytes`; `growth`, the ratio of that extra memory between the entry's two sizes."""
-    if entry["kind"] == "peak":
-        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": entry["steps"]}]})[0]
-        figures = run.measured(path, source, call)
-        extra = max(figures["peak_bytes"] - run.input_bytes(call), 0)
-        return extra / float(entry["unit_bytes"]), {"peak_bytes": figures["peak_bytes"], "extra": extra}
-    extras = []
-    for steps in (entry["small"], entry["large"]):
-        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": steps}]})[0]
-        figures = run.measured(path, source, call)
-        extras.append(max(figures["peak_bytes"] - run.input_bytes(call), 0))
-    return extras[1] - extras[0], {"small": extras[0], "large": extras[1]}

@@ -277,3 +277,17 @@ def _same_value(x, y):
     except (TypeError, ValueError):
         return False
     return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True))
+
+
+def telling_row(mine, theirs):
+    """The index of the first row (the leading axes of a result of 2 or more dims) where two outcomes differ,
+    or None: the part of a large result a question shows."""
+    a = mine.value if not mine.is_error else None
+    if not isinstance(a, np.ndarray) or a.ndim < 2:
+        return None
+    b = theirs.value if not theirs.is_error else None
+    rows = np.ndindex(*a.shape[:-1])
+    for index in rows:
+        if b is None or not isinstance(b, np.ndarray) or b.shape != a.shape or not _same_value(a[index], b[index]):
+            return index
+    return tuple(0 for _ in a.shape[:-1])

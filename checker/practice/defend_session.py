@@ -23,7 +23,7 @@ def run_session(defence, read_reply, show):
     """Put each question, read its reply with the quiz's reader (an unreadable one is said so and asked again,
     never marked wrong), grade it and show the computed explanation. Ctrl-C is the caller's: `answered` says
     how far it got. Returns the number right."""
-    from checker.practice import quiz
+    from checker.practice import quiz, quiz_reply
     from checker.present import defend_text as text
 
     total = len(defence.questions)
@@ -32,7 +32,7 @@ def run_session(defence, read_reply, show):
         show(text.question_text(question, number, total))
         reply = read_reply()
         while reply is not None and reply.strip() and not quiz.understood(asked, reply):
-            show(text.unreadable(asked, reply))
+            show(text.unreadable(asked, reply, hedged=quiz_reply.plain(reply, approximate=False) is None))
             reply = read_reply()
         quiz.grade(asked, reply)
         asked.answered = True

@@ -38,25 +38,9 @@ def values_text(value, most=8):
     return "[" + ", ".join(items) + (", ..." if array.size > most else "") + "]"
 
 
-def telling_row(mine, theirs):
-    """The index of the first row (the leading axes of a result of 2 or more dims) where two outcomes differ,
-    or None: the part of a large result a question shows."""
-    from checker.practice.defend_run import _same_value
-
-    a = mine.value if not mine.is_error else None
-    if not isinstance(a, np.ndarray) or a.ndim < 2:
-        return None
-    b = theirs.value if not theirs.is_error else None
-    rows = np.ndindex(*a.shape[:-1])
-    for index in rows:
-        if b is None or not isinstance(b, np.ndarray) or b.shape != a.shape or not _same_value(a[index], b[index]):
-            return index
-    return tuple(0 for _ in a.shape[:-1])
-
-
-def outcome_text(outcome, row, same_as=None):
-    from checker.practice.defend_run import same
-
+def outcome_text(outcome, row, same=False):
+    """An outcome as a choice reads: its error, or its values (the asked row's); `same`: it equals the file's own
+    outcome as written (the caller compared them), so it reads "the same as now: ..."."""
     if outcome.error == "timeout":
         return "it never returns (stopped by the time limit)"
     if outcome.error == "died":
@@ -70,9 +54,7 @@ def outcome_text(outcome, row, same_as=None):
             return f"a result of shape {shape}"
         value = value[row]
     shown = values_text(value)
-    if same_as is not None and outcome is not same_as and same(outcome, same_as):
-        return f"the same as now: {shown}"
-    return f"the same as now: {shown}" if outcome is same_as else shown
+    return f"the same as now: {shown}" if same else shown
 
 
 def fillers(mine, row):
@@ -197,11 +179,10 @@ def question_text(question, number, total):
     return "\n".join(layout.fit(lines))
 
 
-def unreadable(asked, reply):
-    from checker.practice import quiz_reply
+def unreadable(asked, reply, hedged=False):
     from checker.present import render
 
-    return render.unreadable_text(asked, reply, hedged=quiz_reply.plain(reply, approximate=False) is None)
+    return render.unreadable_text(asked, reply, hedged=hedged)
 
 
 def verdict(asked):
