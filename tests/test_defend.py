@@ -88,15 +88,13 @@ def run_json_call(source, call, name="mine.py"):
 
 
 def edited(text, edit):
-    """The file with the edit applied, as the JSON describes it: its first line's text replaced (indentation
-    kept), the other lines of a removed block left blank."""
+    """The file with the edit applied, as the JSON describes it: each changed line's whole new text; the line the
+    edit names holds what `old` says before and `new` after."""
     lines = text.split("\n")
-    first, last = edit["lines"]
-    line = lines[first - 1]
-    assert line.strip() == edit["old"]
-    lines[first - 1] = line[:len(line) - len(line.lstrip())] + edit["new"]
-    for number in range(first + 1, last + 1):
-        lines[number - 1] = ""
+    assert lines[edit["lines"][0] - 1].strip() == edit["old"]
+    for number, new in edit["changes"]:
+        lines[number - 1] = new
+    assert lines[edit["lines"][0] - 1].strip() == edit["new"]
     return "\n".join(lines)
 
 
@@ -337,7 +335,7 @@ def test_every_defend_yaml_names_in_contract_calls_that_the_reference_answers(ka
     assert calls and any(call.edge for call in calls) and len({c.id for c in calls}) == len(calls)
     assert all((kata.folder / rival).is_file() for rival in definition.get("rivals", []))
     known = {"remove", "drop-subtraction", "div-drop", "add-to-mul", "compare", "axis", "keepdims", "k-zero", "sqrt",
-             "exp-drop", "max-drop", "where", "fill"}
+             "exp-drop", "max-drop", "where", "fill", "mask-after-softmax"}
     assert set(definition["edits"]) <= known
     source = kata.solution_path.read_bytes()
     assert defend_edits.mutants(source, definition["edits"])  # the reference offers edits of these kinds
@@ -365,3 +363,17 @@ def test_what_the_child_names_is_shown_escaped():
     assert defend_run._probe_report('kata-probe:{"shape": "x"}') is None
     assert defend_run._probe_report("kata-probe:" + json.dumps({"shape": [2], "kind": "f", "size": 2,
                                                                  "values": [1.0, 2.0]}))["shape"] == (2,)
+
+
+def test_the_mask_moved_after_the_softmax_is_an_edit_the_json_describes_and_it_changes_the_answer():
+    from checker.practice import defend_edits, defend_run
+
+    path = PAIRS["05"][0]
+    text = path.read_text()
+    (edit,) = defend_edits.mutants(path.read_bytes(), ["mask-after-softmax"])
+    assert "applied after the softmax" in edit.description and len(edit.changes) == 2
+    assert edited(text, edit.to_json()).encode() == edit.source  # what the JSON says is the whole edit
+    call = next(c for c in defend_run.calls_of(defend.spec(catalog.find("05"))) if c.id == "prefill")
+    as_json = defend_run.call_json(call)
+    original, mutant = run_json_call(text.encode(), as_json), run_json_call(edit.source, as_json)
+    assert original[0] == mutant[0] == "value" and not np.allclose(original[1], mutant[1])

@@ -22,15 +22,16 @@ class Edit:
 
     kind: str  # an edit kind of the kata's defend.yaml (`remove`, `axis`, ...)
     line: int  # the first line it changes
-    last: int  # the last line it changes (a removed block: the lines after the first are left blank)
+    last: int  # the last line of the node it replaces (a removed block: the lines after the first are left blank)
     old: str  # that line as the learner wrote it (stripped)
     new: str  # that line after the edit (stripped)
     description: str  # "if line 14 were removed", "if `axis=-1` on line 9 were `axis=0`"
     source: bytes  # the mutated file
+    changes: tuple = ()  # (line, its whole new text) of every line the edit changes, in order
 
     def to_json(self):
         return {"kind": self.kind, "description": self.description, "old": self.old, "new": self.new,
-                "lines": [self.line, self.last]}
+                "lines": [self.line, self.last], "changes": [list(change) for change in self.changes]}
 
 
 class Unparsable(ValueError):
@@ -174,7 +175,15 @@ def mutants(source, kinds, functions=None):
                         found.append(_edit(kind, lines, target, text))
                         if len(found) >= MAX_CANDIDATES:
                             return found
-    return found
+    if "mask-after-softmax" in kinds:
+        from checker.practice.defend_moves import mask_after_softmax, moved_source
+
+        for where, call, wrapped in mask_after_softmax(lines, tree, functions):
+            description = (f"if the mask of line {where.lineno} were applied after the softmax of line {call.lineno} "
+                           "(the weights zeroed, the scores never filled)")
+            found.append(_made("mask-after-softmax", lines, where, moved_source(lines, where, call, wrapped),
+                               description))
+    return found[:MAX_CANDIDATES]
 
 
 def compiles(edit):
@@ -197,6 +206,18 @@ def _assigned_names(node):
     return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
+def _made(kind, lines, node, new_source, description):
+    """An Edit of a file changed in several places (`new_source`), said by `description`."""
+    new_lines = new_source.splitlines(keepends=True)
+    return Edit(kind, node.lineno, node.end_lineno, line_text(lines, node.lineno), line_text(new_lines, node.lineno),
+                description, new_source, _changes(lines, new_lines))
+
+
+def _changes(lines, new_lines):
+    return tuple((number, new.decode("utf-8", "replace").rstrip("\r\n"))
+                 for number, (old, new) in enumerate(zip(lines, new_lines), start=1) if old != new)
+
+
 def _edit(kind, lines, node, text):
     new_source = replace(lines, node, text)
     new_lines = new_source.splitlines(keepends=True)
@@ -206,7 +227,7 @@ def _edit(kind, lines, node, text):
         description = f"if {span} (`{_short(old)}`) were removed"
     else:
         description = f"if `{_short(segment(lines, node))}` on line {node.lineno} were `{_short(text)}`"
-    return Edit(kind, node.lineno, node.end_lineno, old, new, description, new_source)
+    return Edit(kind, node.lineno, node.end_lineno, old, new, description, new_source, _changes(lines, new_lines))
 
 
 def _short(text, width=48):
