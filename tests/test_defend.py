@@ -250,6 +250,8 @@ def test_answers_fed_on_stdin_are_scored_and_kept(workspace):
     assert "kata defend 02 -n 4 --seed 9" in result.output
     listed = runner.invoke(cli, ["list"])
     assert f"Defended: 02 {total - 1}/{total}" in listed.output
+    plan = runner.invoke(cli, ["review", "--show"])  # the missed question joins the review's plan
+    assert "Defend again:" in plan.output and f"`kata defend 02 -n {total} --seed 9` asks them again" in plan.output
 
 
 def tree_cpu(pid):
