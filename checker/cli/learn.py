@@ -33,12 +33,15 @@ def list_katas(as_json):
     record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
     if as_json:
+        cells = {k: {"status": c.status, "at": c.at, "bugs": c.bugs, "checks": c.checks} for k, c in record.cells.items()}
         click.echo(json.dumps([{"id": k.id, "slug": k.slug, "title": t, "status": e.status, "attempts": e.attempts,
                                 "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
-                                "bugs_seen": e.bugs_seen} for k, t, e in rows]))
+                                "bugs_seen": e.bugs_seen, **({"cell": cells[k.id]} if k.id in cells else {})}
+                               for k, t, e in rows]))
     else:
         plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
-        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True)))
+        differing = {kata.id: record.cell_differs(kata.id) for kata, _, _ in rows if record.cell_differs(kata.id)}
+        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True), differing))
 
 
 @cli.command()
@@ -100,7 +103,8 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
         sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
     after = next_step_text(workspace, record) if record and not check_all else None
     # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
-    texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k), verbose=verbose, next_step=after)
+    texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k, r.frontend), verbose=verbose,
+                               next_step=after)
              for r, k in zip(results, katas)]
     if check_all:
         texts.append(render.summary_lines(results))
@@ -158,7 +162,7 @@ def next_command():
         return
     texts = kata_prompts(kata)
     echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
-                              + [layout.Kept(line) for line in layout.reflow(texts.brief.splitlines(),
+                              + [layout.Kept(line) for line in layout.reflow(texts.task.splitlines(),
                                                                              layout.current(), "  ")]
                               + ["", f"Edit katas/{kata.filename}, then `kata check {kata.id}` (or `kata watch`)."])))
 
@@ -180,7 +184,7 @@ def hint(kata_key):
     if kata is None:
         echo("Every kata passes here: no hint needed. `kata hint ID` still shows a kata's hints.")
         return
-    hints = list(kata_prompts(kata).hints)
+    hints = list(kata_prompts(kata, common.file_frontend(catalog.learner_file(kata, workspace))).hints)
     record = load_progress(workspace)
     entry = record.of(kata.id)
     written = len(hints)

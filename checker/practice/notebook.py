@@ -81,10 +81,10 @@ def check_cell(kata, cell, seconds):
 
     workspace = catalog.find_workspace()
     record = progress.load(workspace)
-    seed = record.of(kata.id).seed
+    seed = record.katas[kata.id].seed if kata.id in record.katas else None
     result = check(kata, f"cell-{kata.filename}", Limits(seconds=seconds),
                    DEFAULT_SEED if seed is None else seed, source=cell.encode("utf-8"))
-    record.record_check(result.kata, result.status.value, result.bugs, digest=None)
+    record.record_cell(result.kata, result.status.value, result.bugs)  # the cell's own entry, never the file's
     try:
         record.save()
     except OSError:
