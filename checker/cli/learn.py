@@ -268,7 +268,8 @@ def solution(kata_key, yes):
 @click.option("--restore", "restore", metavar="[BACKUP]", is_flag=False, flag_value="newest", default=None,
               help="Bring a backup back instead (default: the newest; `kata backups` lists them).")
 @click.option("--seed", type=int, help="Kata 10: plant another draw of four bugs (the checker then counts those).")
-def reset(kata_key, restore, seed):
+@click.option("--torch", "torch", is_flag=True, help="The stub in PyTorch's words (kata 10 stays NumPy).")
+def reset(kata_key, restore, seed, torch):
     """Restore a kata's stub as the project ships it, keeping a backup of your file in .kata/backups/.
 
     Your commits do not matter: the stub comes with the package, not from git. --restore brings
@@ -281,6 +282,7 @@ def reset(kata_key, restore, seed):
         kata reset 03 --restore
         kata reset 03 --restore .kata/backups/03_causal_mask.20250615-170640.py
         kata reset 10 --seed 7
+        kata reset 03 --torch
     """
     kata = find_kata(kata_key)
     from checker.engine import workspace
@@ -296,6 +298,12 @@ def reset(kata_key, restore, seed):
         stub = None if seed is None else workspace.seeded_stub(kata, seed)
         if seed is not None and stub is None:
             raise UsageProblem(f"kata {kata} has one stub: --seed draws the planted bugs of kata 10 only")
+        if torch:
+            from checker.engine.spelling import torch_stub
+
+            stub = torch_stub(kata)
+            if stub is None:
+                raise UsageProblem(f"kata {kata} hands out a NumPy decoder to fix: it has no PyTorch stub")
         backup = workspace.reset(kata, here, stub)
         _remember_seed(kata, here, seed)
     except workspace.ResetError as error:

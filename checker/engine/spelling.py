@@ -19,24 +19,25 @@ class SpellingError(ValueError):
 
 
 @lru_cache(maxsize=None)
-def rules(path=WORDS):
-    """The compiled (pattern, replacement) pairs, in order, validated."""
+def rules(path=WORDS, key="rules"):
+    """The compiled (pattern, replacement) pairs of `key` ("rules", or "stub_rules"), in order, validated."""
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as error:
         raise SpellingError(f"{path}: cannot read it: {error}") from None
-    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION or set(data) != {"format_version",
-                                                                                                   "rules"}:
-        raise SpellingError(f"{path}: expected format_version {FORMAT_VERSION} and rules, found {sorted(data or ())}")
+    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION or \
+            not {"format_version", "rules"} <= set(data) <= {"format_version", "rules", "stub_rules"}:
+        raise SpellingError(f"{path}: expected format_version {FORMAT_VERSION}, rules and stub_rules, "
+                            f"found {sorted(data or ())}")
     compiled = []
-    for number, rule in enumerate(data["rules"], start=1):
+    for number, rule in enumerate(data.get(key) or [], start=1):
         if not (isinstance(rule, list) and len(rule) == 2 and all(isinstance(part, str) for part in rule)):
-            raise SpellingError(f"{path}: rule {number}: expected [pattern, replacement], found {rule!r}")
+            raise SpellingError(f"{path}: {key} {number}: expected [pattern, replacement], found {rule!r}")
         try:
-            compiled.append((re.compile(rule[0]), rule[1]))
+            compiled.append((re.compile(rule[0], re.M), rule[1]))
             compiled[-1][0].sub(rule[1], "")  # a replacement's escapes are checked here, not at the first match
         except re.error as error:
-            raise SpellingError(f"{path}: rule {number}: {error}") from None
+            raise SpellingError(f"{path}: {key} {number}: {error}") from None
     return tuple(compiled)
 
 
@@ -76,3 +77,23 @@ def result_in(result, frontend=None):
     tests = [dataclasses.replace(test, message=in_frontend(test.message, frontend, result.file))
              for test in result.tests]
     return dataclasses.replace(result, tests=tests)
+
+
+TORCH_NOTE = ("In PyTorch: your functions receive torch tensors and return tensors (an int may come back as a 0-d\n"
+              "tensor). The examples show the NumPy stub's values; torch prints them as tensor(...), floats with\n"
+              "four decimals.\n")
+
+
+def torch_stub(kata):
+    """The kata's stub in PyTorch's words, made from the NumPy stub it ships (the same contract, signatures and
+    examples), or None: kata 10 hands out a NumPy decoder to fix, and a stub that imports no NumPy has nothing
+    to translate."""
+    from checker.engine.workspace import pristine_stub
+
+    stub = pristine_stub(kata)
+    if stub is None or kata.part("plants") is not None or not re.search(r"^import numpy as np$", stub, re.M):
+        return None
+    for pattern, replacement in rules(WORDS, "stub_rules") + rules():
+        stub = pattern.sub(replacement, stub)
+    opening = stub.index('"""', 3)  # the module docstring's end: the note goes last in it
+    return stub[:opening].rstrip("\n") + "\n\n" + TORCH_NOTE + stub[opening:]

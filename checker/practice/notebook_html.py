@@ -48,10 +48,11 @@ def bounded(result):
 class Verdict:
     """A check's result as rich output: `_repr_html_` for notebooks, `__repr__` (kata check's text) elsewhere."""
 
-    def __init__(self, result, prompts, error=None, repro=None, verbose=False):
+    def __init__(self, result, prompts, error=None, repro=None, verbose=False, commands=None):
         self.result, self.prompts, self.error = result, prompts, error
         self.repro = repro  # (path written, snippet) of the first failure, or None
         self.verbose = verbose  # `%%kata NN --verbose`: the text shows every check
+        self.commands = commands  # render.Commands the text points to (None: a cell's, render.NOTEBOOK)
 
     def __repr__(self):
         if self.error:
@@ -60,7 +61,8 @@ class Verdict:
 
         from checker.present import render
 
-        text = click.unstyle(render.check_text(self.result, self.prompts, render.NOTEBOOK, verbose=self.verbose))
+        text = click.unstyle(render.check_text(self.result, self.prompts, self.commands or render.NOTEBOOK,
+                                               verbose=self.verbose))
         if self.repro:
             text += (f"\n\nThe first failing call is written to {self.repro[0]} as a snippet: "
                      f"`%run {self.repro[0]}` runs it, `%kata repro {self.result.kata}` shows it.")
