@@ -53,10 +53,10 @@ def test_a_line_of_the_learners_file_quoted_in_a_message_stays_as_they_wrote_it(
 def test_a_rule_that_does_not_compile_is_named_on_load(tmp_path):
     bad = tmp_path / "words.yaml"
     bad.write_text("format_version: 1\nrules:\n  - ['np\\.(', 'torch.']\n")
-    with pytest.raises(spelling.SpellingError, match="rule 1"):
+    with pytest.raises(spelling.SpellingError, match="rules 1"):
         spelling.rules(bad)
     bad.write_text("format_version: 1\nrules:\n  - ['np', '\\u']\n")
-    with pytest.raises(spelling.SpellingError, match="rule 1"):
+    with pytest.raises(spelling.SpellingError, match="rules 1"):
         spelling.rules(bad)
 
 
@@ -75,3 +75,96 @@ def test_every_torch_function_the_texts_name_exists_in_torch():
                                               else hasattr(torch, name))]
     assert not missing, missing
     assert {"tril", "where", "cat", "searchsorted", "argsort"} <= named  # control: the scan found them
+
+
+# --- PyTorch stubs: kata init --torch, kata reset NN --torch ------------------------------------------
+
+STUBBED = [kata for kata in catalog.all_katas() if spelling.torch_stub(kata) is not None]
+
+
+def _defs(source):
+    import ast
+
+    tree = ast.parse(source, feature_version=(3, 10))
+    return [(node.name, [a.arg for a in node.args.args], len(node.args.defaults))
+            for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)] + \
+        [node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+
+
+@pytest.mark.parametrize("kata", STUBBED, ids=str)
+def test_a_torch_stub_is_the_numpy_stubs_contract_in_torchs_words(kata):
+    from checker.engine.workspace import pristine_stub
+    from checker.sandbox.torch_bridge import imports_torch
+
+    stub, numpy_stub = spelling.torch_stub(kata), pristine_stub(kata)
+    assert imports_torch(stub.encode()) and "import numpy" not in stub
+    assert _defs(stub) == _defs(numpy_stub)  # the same functions, classes, parameters and defaults
+    assert stub.count("raise NotImplementedError") == numpy_stub.count("raise NotImplementedError")
+    assert stub.count(">>> ") == numpy_stub.count(">>> ")  # every worked example kept
+    said = stub.replace(spelling.TORCH_NOTE, "")
+    assert not NUMPY_SPELLING.findall(said) and not re.search(r"\barrays?\b", said), NUMPY_SPELLING.findall(said)
+
+
+def test_kata_10_stays_numpy_and_reset_says_so(workspace):
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    assert spelling.torch_stub(catalog.find("10")) is None
+    assert len(STUBBED) == len(catalog.all_katas()) - 1
+    refused = CliRunner().invoke(cli, ["reset", "10", "--torch"])
+    assert refused.exit_code == 2 and "NumPy decoder" in refused.output
+    done = CliRunner().invoke(cli, ["reset", "03", "--torch"])
+    assert done.exit_code == 0, done.output
+    assert (workspace / "katas" / "03_causal_mask.py").read_text() == spelling.torch_stub(catalog.find("03"))
+    assert "kata reset 03 --restore" in done.output
+
+
+def test_kata_init_torch_writes_the_torch_stubs_and_the_notebook_holds_them(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(cli, ["init", "--torch", "ws"])
+    assert made.exit_code == 0 and "(in PyTorch)" in made.output, made.output
+    for kata in catalog.all_katas():
+        written = (tmp_path / "ws" / "katas" / kata.filename).read_text()
+        assert written == (spelling.torch_stub(kata) or kata.pristine_path.read_text())
+    cells = ["".join(c["source"]) for c in json.loads((tmp_path / "ws" / "katas.ipynb").read_text())["cells"]]
+    assert "%%kata 03\n" + spelling.torch_stub(catalog.find("03")) in cells
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
+def test_kata_05s_given_helpers_work_in_torch_as_in_numpy(tmp_path):
+    import numpy as np
+    import torch
+
+    from checker.engine.workspace import pristine_stub
+
+    kata = catalog.find("05")
+    (tmp_path / "t.py").write_text(spelling.torch_stub(kata))
+    (tmp_path / "n.py").write_text(pristine_stub(kata))
+    in_torch, in_numpy = catalog.load_module(tmp_path / "t.py", "stub_t"), catalog.load_module(tmp_path / "n.py", "stub_n")
+    x = np.random.default_rng(5).normal(size=(2, 3, 8))
+    scores = x.copy()
+    scores[0, 1, :2] = -np.inf
+    assert np.allclose(in_torch.softmax(torch.tensor(scores)).numpy(), in_numpy.softmax(scores))
+    heads = in_torch.split_heads(torch.tensor(x), 2)
+    assert np.allclose(heads.numpy(), in_numpy.split_heads(x, 2))
+    assert np.allclose(in_torch.merge_heads(heads).numpy(), x)
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
+@pytest.mark.parametrize("kata_id", ["03", "05", "11"])
+def test_a_torch_stub_checks_as_not_started_in_torch(tmp_path, kata_id):
+    from checker.engine.results import Status
+    from checker.engine.runner import check
+    from checker.sandbox import Limits
+
+    kata = catalog.find(kata_id)
+    (tmp_path / kata.filename).write_text(spelling.torch_stub(kata))
+    result = check(kata, tmp_path / kata.filename, Limits(seconds=60))
+    assert result.frontend == "torch" and result.status == Status.NOT_STARTED, [t.message for t in result.tests]
