@@ -168,3 +168,17 @@ def test_a_torch_stub_checks_as_not_started_in_torch(tmp_path, kata_id):
     (tmp_path / kata.filename).write_text(spelling.torch_stub(kata))
     result = check(kata, tmp_path / kata.filename, Limits(seconds=60))
     assert result.frontend == "torch" and result.status == Status.NOT_STARTED, [t.message for t in result.tests]
+
+
+def test_kata_hint_for_a_torch_file_speaks_torch_and_for_a_numpy_file_numpy(workspace):
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    kata = catalog.find("07")
+    (workspace / "katas" / kata.filename).write_text(spelling.torch_stub(kata))
+    said = CliRunner().invoke(cli, ["hint", "07"]).output + CliRunner().invoke(cli, ["hint", "07"]).output
+    assert "k.repeat_interleave(group, dim=1)" in said and not NUMPY_SPELLING.search(said), said
+    (workspace / "katas" / kata.filename).write_text(kata.pristine_path.read_text())
+    said = CliRunner().invoke(cli, ["hint", "07"]).output
+    assert "np.repeat(k, group, axis=1)" in said, said

@@ -21,13 +21,14 @@ _COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#
 
 
 class Text:
-    """Plain text a verb shows (`%kata list`, a hint, the reference): preformatted HTML, itself elsewhere."""
+    """Plain text a verb shows (`%kata list`, a hint, the reference, a repro): preformatted HTML, elsewhere the
+    text with every hidden character shown by its code point (a repro quotes what the cell's code printed)."""
 
     def __init__(self, text):
         self.text = text
 
     def __repr__(self):
-        return self.text
+        return "\n".join(escape.lines(self.text))
 
     def _repr_html_(self):
         return f"<pre>{escape.html(self.text)}</pre>"

@@ -6,7 +6,7 @@ import hashlib
 
 from checker.engine import catalog
 from checker.practice import progress
-from checker.practice.notebook_html import Text, Verdict
+from checker.practice.notebook_html import Text, Verdict, bounded
 
 
 def _one_kata(words, verb, optional=False):
@@ -170,4 +170,4 @@ def check(workspace, words):
 
     told = None if result.status.value == "passed" else prompts.for_kata(kata, result.frontend)
     again = Commands("%kata check {id}", "%kata check {id} --verbose", "kata check {id} --repro", "%kata hint {id}")
-    return Verdict(result, told, verbose=verbose, commands=again)
+    return Verdict(bounded(result), told, verbose=verbose, commands=again)
