@@ -145,6 +145,34 @@ def test_a_failing_cell_leaves_the_files_recorded_pass_in_place(workspace):
     assert progress.load(workspace).cells["07"].checks == 2
 
 
+@pytest.mark.parametrize("cells", [{"02": {"status": "failed"}}, {"02": {"status": "failed", "at": "noon", "bugs": [],
+                                                                       "checks": 1}},
+                                   {"02": {"status": 3, "at": 1.0, "bugs": [], "checks": 1}}, []])
+def test_a_damaged_cell_record_warns_and_is_rebuilt(tmp_path, cells):
+    from checker.practice import progress
+
+    (tmp_path / ".kata").mkdir()
+    (tmp_path / ".kata" / "progress.json").write_text(json.dumps({"format_version": 5, "katas": {}, "cells": cells}))
+    record = progress.load(tmp_path)
+    assert record.warning and record.cells == {}
+
+
+def test_a_version_4_record_reads_with_no_cells_and_saves_as_5(tmp_path):
+    from checker.practice import progress
+
+    (tmp_path / ".kata").mkdir()
+    (tmp_path / ".kata" / "progress.json").write_text(json.dumps({"format_version": 4, "katas": {
+        "02": {"status": "passed", "attempts": 1, "seconds_to_pass": 3.0}}, "quiz": {}, "interview": None}))
+    record = progress.load(tmp_path)
+    assert record.warning is None and record.cells == {} and record.of("02").status == "passed"
+    record.record_cell("02", "failed", ["no-max-shift", "no-max-shift"], now=100.0)
+    record.save()
+    again = progress.load(tmp_path)
+    assert again.cells["02"] == progress.CellProgress("failed", 100.0, ["no-max-shift"], 1)
+    assert again.of("02").status == "passed" and again.cell_differs("02") == again.cells["02"]
+    assert json.loads(record.path.read_text())["format_version"] == 5
+
+
 def test_the_line_verbs_say_their_usage_and_refuse_what_they_should(workspace):
     from checker.practice import notebook
 

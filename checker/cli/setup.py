@@ -30,18 +30,21 @@ def init(folder, torch):
         layout = scaffold.init(folder, torch)
     except (scaffold.InitError, OSError) as error:
         raise Problem(f"cannot make a workspace in {folder}: {error}") from None
-    shown = escape.terminal(str(folder))
+    from checker.present.layout import fit
+
+    shown, said = escape.terminal(str(folder)), []
     if layout.fresh:
         katas = sum(name.startswith("katas/") for name in layout.written)
-        click.echo(f"Made a workspace in {shown}: {katas} katas in katas/{' (in PyTorch)' if torch else ''}, "
-                   f"a README.md, {scaffold.NOTEBOOK} (jupyter lab {scaffold.NOTEBOOK}), .kata/")
+        said.append(f"Made a workspace in {shown}: {katas} katas in katas/{' (in PyTorch)' if torch else ''}, "
+                    f"a README.md, {scaffold.NOTEBOOK}, .kata/")
     else:
         added = ", ".join(layout.written) or "nothing: it had every file"
-        click.echo(f"{shown} is a workspace already: added {escape.terminal(added)}")
+        said.append(f"{shown} is a workspace already: added {escape.terminal(added)}")
         if layout.kept:
-            click.echo(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))}); "
-                       "`kata reset ID` restores a kata's stub, keeping a backup")
-    click.echo(f"next: cd {shown} && kata check 01")
+            said.append(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))});"
+                        " `kata reset ID` restores a kata's stub, keeping a backup")
+    said.append(f"next: cd {shown} && kata check 01 (in a notebook: jupyter lab {scaffold.NOTEBOOK})")
+    click.echo("\n".join(fit(said)))
 
 
 @cli.command()
