@@ -60,13 +60,15 @@ def in_frontend(text, frontend, quoted=None):
 
 
 def prompts_in(prompts, frontend):
-    """A kata's prompts (prompts.KataPrompts) spelled for `frontend`: its brief, method, hints and fixes."""
+    """A kata's prompts (prompts.KataPrompts) spelled for `frontend`: its brief, method, hints, fixes and what each
+    bug is."""
     if frontend != "torch":
         return prompts
     return dataclasses.replace(prompts, brief=torch_text(prompts.brief),
                                method=torch_text(getattr(prompts, "method", "") or ""),
                                hints=tuple(torch_text(hint) for hint in prompts.hints),
-                               fixes={bug: torch_text(fix) for bug, fix in prompts.fixes.items()})
+                               fixes={bug: torch_text(fix) for bug, fix in prompts.fixes.items()},
+                               means={bug: torch_text(said) for bug, said in (prompts.means or {}).items()})
 
 
 def result_in(result, frontend=None):
