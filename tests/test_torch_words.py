@@ -182,3 +182,24 @@ def test_kata_hint_for_a_torch_file_speaks_torch_and_for_a_numpy_file_numpy(work
     (workspace / "katas" / kata.filename).write_text(kata.pristine_path.read_text())
     said = CliRunner().invoke(cli, ["hint", "07"]).output
     assert "np.repeat(k, group, axis=1)" in said, said
+
+
+def test_kata_next_tells_a_torch_files_task_in_torchs_words(workspace):
+    import hashlib
+    import json
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    def digest(kata):
+        return hashlib.sha256((workspace / "katas" / kata.filename).read_bytes()).hexdigest()[:16]
+
+    (workspace / ".kata").mkdir(exist_ok=True)  # katas 01-10 pass as they are: kata 11 is next
+    (workspace / ".kata" / "progress.json").write_text(json.dumps({"format_version": 5, "katas": {
+        k.id: {"status": "passed", "last_checked": digest(k)} for k in catalog.all_katas()[:10]}}))
+    kata = catalog.find("11")
+    assert "keepdims" in prompts.for_kata(kata).task  # control: the NumPy words would show
+    (workspace / "katas" / kata.filename).write_text(spelling.torch_stub(kata))
+    told = CliRunner().invoke(cli, ["next"]).output
+    assert told.startswith("Next: 11") and "keepdim=True" in told and not NUMPY_SPELLING.search(told), told

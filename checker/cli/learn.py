@@ -160,7 +160,7 @@ def next_command():
     if kata is None:
         echo("Every kata passes here. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`.")
         return
-    texts = kata_prompts(kata)
+    texts = kata_prompts(kata, common.file_frontend(catalog.learner_file(kata, workspace)))  # torch: in its words
     echo("\n".join(layout.fit([click.style(f"Next: {kata}  {texts.title}", bold=True), ""]
                               + [layout.Kept(line) for line in layout.reflow(texts.task.splitlines(),
                                                                              layout.current(), "  ")]

@@ -60,7 +60,8 @@ def next_kata(workspace, words):
     kata = progress.load(workspace).first_unpassed(catalog.all_katas(), _digests(workspace))
     if kata is None:
         return Text("Every kata passes here. Next: `kata quiz`, `kata mock` or `kata review` in a terminal.")
-    told = prompts.for_kata(kata)
+    source = _latest_code(kata, workspace)
+    told = prompts.for_kata(kata, "torch" if source and _imports_torch(source) else "numpy")
     return Text(f"Next: {kata}  {told.title}\n\n{told.task}\n\nWrite it in a cell that starts with %%kata {kata.id}.")
 
 
