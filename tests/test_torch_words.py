@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from checker.engine import catalog, prompts, spelling
+from checker.engine import catalog, prompts, spelling, torch_stubs
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 # a NumPy spelling: np.anything, the module's name, its keywords; `axis=` is the kata's own parameter only in
@@ -79,7 +79,7 @@ def test_every_torch_function_the_texts_name_exists_in_torch():
 
 # --- PyTorch stubs: kata init --torch, kata reset NN --torch ------------------------------------------
 
-STUBBED = [kata for kata in catalog.all_katas() if spelling.torch_stub(kata) is not None]
+STUBBED = [kata for kata in catalog.all_katas() if torch_stubs.torch_stub(kata) is not None]
 
 
 def _defs(source):
@@ -96,13 +96,41 @@ def test_a_torch_stub_is_the_numpy_stubs_contract_in_torchs_words(kata):
     from checker.engine.workspace import pristine_stub
     from checker.sandbox.torch_bridge import imports_torch
 
-    stub, numpy_stub = spelling.torch_stub(kata), pristine_stub(kata)
+    stub, numpy_stub = torch_stubs.torch_stub(kata), pristine_stub(kata)
     assert imports_torch(stub.encode()) and "import numpy" not in stub
     assert _defs(stub) == _defs(numpy_stub)  # the same functions, classes, parameters and defaults
     assert stub.count("raise NotImplementedError") == numpy_stub.count("raise NotImplementedError")
     assert stub.count(">>> ") == numpy_stub.count(">>> ")  # every worked example kept
-    said = stub.replace(spelling.TORCH_NOTE, "")
+    said = stub.replace(torch_stubs.NOTE, "")
     assert not NUMPY_SPELLING.findall(said) and not re.search(r"\barrays?\b", said), NUMPY_SPELLING.findall(said)
+
+
+def _examples(source):
+    import ast
+    import doctest
+
+    tree, found = ast.parse(source), []
+    for node in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))]:
+        doc = ast.get_docstring(node, clean=False)
+        found += [(e.source.strip(), e.want.strip()) for e in doctest.DocTestParser().get_examples(doc or "")]
+    return found
+
+
+@pytest.mark.parametrize("kata", STUBBED, ids=str)
+def test_a_torch_stubs_examples_say_what_the_numpy_stubs_say_where_no_tensor_prints(kata):
+    """Outputs that are no array (a list of tokens, a score, a bool, a length) are the NumPy stub's own."""
+    from checker.engine.workspace import pristine_stub
+
+    pairs = list(zip(_examples(pristine_stub(kata)), _examples(torch_stubs.torch_stub(kata))))
+    plain = [(numpy, torch) for (_, numpy), (_, torch) in pairs
+             if "array(" not in numpy and not re.search(r"\(\(\d|^\d+$", numpy)]  # shapes, a 0-d int
+    assert all(numpy == torch for numpy, torch in plain), plain
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
+@pytest.mark.parametrize("kata", STUBBED, ids=str)
+def test_a_shipped_torch_stub_is_what_its_numpy_stub_makes_with_torchs_printed_examples(kata):
+    assert torch_stubs.made(kata) == torch_stubs.torch_stub(kata), "python -m checker.engine.torch_stubs rewrites it"
 
 
 def test_kata_10_stays_numpy_and_reset_says_so(workspace):
@@ -110,13 +138,13 @@ def test_kata_10_stays_numpy_and_reset_says_so(workspace):
 
     from checker.cli import cli
 
-    assert spelling.torch_stub(catalog.find("10")) is None
+    assert torch_stubs.torch_stub(catalog.find("10")) is None
     assert len(STUBBED) == len(catalog.all_katas()) - 1
     refused = CliRunner().invoke(cli, ["reset", "10", "--torch"])
     assert refused.exit_code == 2 and "NumPy decoder" in refused.output
     done = CliRunner().invoke(cli, ["reset", "03", "--torch"])
     assert done.exit_code == 0, done.output
-    assert (workspace / "katas" / "03_causal_mask.py").read_text() == spelling.torch_stub(catalog.find("03"))
+    assert (workspace / "katas" / "03_causal_mask.py").read_text() == torch_stubs.torch_stub(catalog.find("03"))
     assert "kata reset 03 --restore" in done.output
 
 
@@ -132,9 +160,9 @@ def test_kata_init_torch_writes_the_torch_stubs_and_the_notebook_holds_them(tmp_
     assert made.exit_code == 0 and "(in PyTorch)" in made.output, made.output
     for kata in catalog.all_katas():
         written = (tmp_path / "ws" / "katas" / kata.filename).read_text()
-        assert written == (spelling.torch_stub(kata) or kata.pristine_path.read_text())
+        assert written == (torch_stubs.torch_stub(kata) or kata.pristine_path.read_text())
     cells = ["".join(c["source"]) for c in json.loads((tmp_path / "ws" / "katas.ipynb").read_text())["cells"]]
-    assert "%%kata 03\n" + spelling.torch_stub(catalog.find("03")) in cells
+    assert "%%kata 03\n" + torch_stubs.torch_stub(catalog.find("03")) in cells
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the torch extra is not installed")
@@ -145,7 +173,7 @@ def test_kata_05s_given_helpers_work_in_torch_as_in_numpy(tmp_path):
     from checker.engine.workspace import pristine_stub
 
     kata = catalog.find("05")
-    (tmp_path / "t.py").write_text(spelling.torch_stub(kata))
+    (tmp_path / "t.py").write_text(torch_stubs.torch_stub(kata))
     (tmp_path / "n.py").write_text(pristine_stub(kata))
     in_torch, in_numpy = catalog.load_module(tmp_path / "t.py", "stub_t"), catalog.load_module(tmp_path / "n.py", "stub_n")
     x = np.random.default_rng(5).normal(size=(2, 3, 8))
@@ -165,7 +193,7 @@ def test_a_torch_stub_checks_as_not_started_in_torch(tmp_path, kata_id):
     from checker.sandbox import Limits
 
     kata = catalog.find(kata_id)
-    (tmp_path / kata.filename).write_text(spelling.torch_stub(kata))
+    (tmp_path / kata.filename).write_text(torch_stubs.torch_stub(kata))
     result = check(kata, tmp_path / kata.filename, Limits(seconds=60))
     assert result.frontend == "torch" and result.status == Status.NOT_STARTED, [t.message for t in result.tests]
 
@@ -176,7 +204,7 @@ def test_kata_hint_for_a_torch_file_speaks_torch_and_for_a_numpy_file_numpy(work
     from checker.cli import cli
 
     kata = catalog.find("07")
-    (workspace / "katas" / kata.filename).write_text(spelling.torch_stub(kata))
+    (workspace / "katas" / kata.filename).write_text(torch_stubs.torch_stub(kata))
     said = CliRunner().invoke(cli, ["hint", "07"]).output + CliRunner().invoke(cli, ["hint", "07"]).output
     assert "k.repeat_interleave(group, dim=1)" in said and not NUMPY_SPELLING.search(said), said
     (workspace / "katas" / kata.filename).write_text(kata.pristine_path.read_text())
@@ -200,6 +228,6 @@ def test_kata_next_tells_a_torch_files_task_in_torchs_words(workspace):
         k.id: {"status": "passed", "last_checked": digest(k)} for k in catalog.all_katas()[:10]}}))
     kata = catalog.find("11")
     assert "keepdims" in prompts.for_kata(kata).task  # control: the NumPy words would show
-    (workspace / "katas" / kata.filename).write_text(spelling.torch_stub(kata))
+    (workspace / "katas" / kata.filename).write_text(torch_stubs.torch_stub(kata))
     told = CliRunner().invoke(cli, ["next"]).output
     assert told.startswith("Next: 11") and "keepdim=True" in told and not NUMPY_SPELLING.search(told), told

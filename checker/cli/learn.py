@@ -299,7 +299,7 @@ def reset(kata_key, restore, seed, torch):
         if seed is not None and stub is None:
             raise UsageProblem(f"kata {kata} has one stub: --seed draws the planted bugs of kata 10 only")
         if torch:
-            from checker.engine.spelling import torch_stub
+            from checker.engine.torch_stubs import torch_stub
 
             stub = torch_stub(kata)
             if stub is None:

@@ -80,22 +80,3 @@ def result_in(result, frontend=None):
              for test in result.tests]
     return dataclasses.replace(result, tests=tests)
 
-
-TORCH_NOTE = ("In PyTorch: your functions receive torch tensors and return tensors (an int may come back as a 0-d\n"
-              "tensor). The examples show the NumPy stub's values; torch prints them as tensor(...), floats with\n"
-              "four decimals.\n")
-
-
-def torch_stub(kata):
-    """The kata's stub in PyTorch's words, made from the NumPy stub it ships (the same contract, signatures and
-    examples), or None: kata 10 hands out a NumPy decoder to fix, and a stub that imports no NumPy has nothing
-    to translate."""
-    from checker.engine.workspace import pristine_stub
-
-    stub = pristine_stub(kata)
-    if stub is None or kata.part("plants") is not None or not re.search(r"^import numpy as np$", stub, re.M):
-        return None
-    for pattern, replacement in rules(WORDS, "stub_rules") + rules():
-        stub = pattern.sub(replacement, stub)
-    opening = stub.index('"""', 3)  # the module docstring's end: the note goes last in it
-    return stub[:opening].rstrip("\n") + "\n\n" + TORCH_NOTE + stub[opening:]

@@ -1,5 +1,5 @@
 """`kata init`: lay out a learner's workspace (katas/ with every stub, a README, a starter notebook, .kata/),
-never touching a file the learner already has. `torch`: the stubs in PyTorch's words (spelling.torch_stub)."""
+never touching a file the learner already has. `torch`: the stubs in PyTorch's words (torch_stubs.py)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,7 @@ def learner_readme():
 def stub_of(kata, torch=False):
     """The stub a workspace starts from: the shipped one, or (torch) its PyTorch words where the kata has them
     (kata 10 hands out a NumPy decoder)."""
-    from checker.engine.spelling import torch_stub
+    from checker.engine.torch_stubs import torch_stub
 
     return (torch and torch_stub(kata)) or pristine_stub(kata)
 
