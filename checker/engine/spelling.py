@@ -65,7 +65,7 @@ def prompts_in(prompts, frontend):
     if frontend != "torch":
         return prompts
     return dataclasses.replace(prompts, brief=torch_text(prompts.brief),
-                               method=torch_text(getattr(prompts, "method", "") or ""),
+                               method=torch_text(prompts.method),
                                hints=tuple(torch_text(hint) for hint in prompts.hints),
                                fixes={bug: torch_text(fix) for bug, fix in prompts.fixes.items()},
                                means={bug: torch_text(said) for bug, said in (prompts.means or {}).items()})
