@@ -175,7 +175,8 @@ def test_kata_05s_given_helpers_work_in_torch_as_in_numpy(tmp_path):
     kata = catalog.find("05")
     (tmp_path / "t.py").write_text(torch_stubs.torch_stub(kata))
     (tmp_path / "n.py").write_text(pristine_stub(kata))
-    in_torch, in_numpy = catalog.load_module(tmp_path / "t.py", "stub_t"), catalog.load_module(tmp_path / "n.py", "stub_n")
+    in_torch = catalog.load_module(tmp_path / "t.py", "stub_t")
+    in_numpy = catalog.load_module(tmp_path / "n.py", "stub_n")
     x = np.random.default_rng(5).normal(size=(2, 3, 8))
     scores = x.copy()
     scores[0, 1, :2] = -np.inf

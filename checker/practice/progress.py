@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-FORMAT_VERSION = 5  # 2 bugs_seen, 3 last_checked, 4 the review fields and quiz, 5 cells; older files are read as they are
+FORMAT_VERSION = 5  # 2 bugs_seen, 3 last_checked, 4 review fields and quiz, 5 cells; older files read as they are
 _READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
