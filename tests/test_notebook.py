@@ -100,12 +100,15 @@ def test_the_magic_takes_its_line_raw_and_bounds_what_a_cell_shows(tmp_path):
         "%%plain {" + run.format("KATA_PLAIN_RAN") + "}\npass",  # the control: expansion runs the code
         "%%kata 02 {" + run.format("KATA_MAGIC_RAN") + "}\n" + reference,
         "%%kata 02\n" + wide,
-        "import os\nprint(os.environ.get('KATA_PLAIN_RAN'), os.environ.get('KATA_MAGIC_RAN'))",
+        "%kata hint {" + run.format("KATA_LINE_RAN") + "}",  # the line magic takes its line raw too
+        "import os\nprint(os.environ.get('KATA_PLAIN_RAN'), os.environ.get('KATA_MAGIC_RAN'), "
+        "os.environ.get('KATA_LINE_RAN'))",
     ], tmp_path)
-    control, raw, flooded, after = notebook.cells[1:]
+    control, raw, flooded, line, after = notebook.cells[1:]
+    assert "usage: %kata hint NN" in _html(line)
     assert "None" in control.outputs[0]["text"]  # the plain magic saw the expression's value, not its text
     assert "usage: %%kata NN" in _html(raw)  # the line reached the magic as written: one word too many
-    assert after.outputs[0]["text"].split() == ["1", "None"]  # ran in the control only
+    assert after.outputs[0]["text"].split() == ["1", "None", "None"]  # ran in the control only
     shown = _html(flooded)
     assert ">ERROR</b>" in shown and "more characters cut" in shown
     bound = magic.FAILURES * (magic.MESSAGE_CHARS + 3 * magic.CODE_CHARS) + magic.OUTPUT_CHARS
