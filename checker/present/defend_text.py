@@ -81,8 +81,10 @@ def what_if_prompt(edit, call, row):
 
 
 def what_if_explanation(edit, call, mine, theirs, row):
+    changed = [(line, text.strip()) for line, text in edit.changes if text.strip()] or [(edit.line, edit.new)]
+    lines = " and ".join(f"line {line} as `{visible(text)}`" for line, text in changed[:3])
     return (f"Run in the sandbox: as written, {call.say} is {outcome_text(mine, row)}{_where(row)}; "
-            f"with line {edit.line} as `{visible(edit.new)}`, it is {outcome_text(theirs, row)}.")
+            f"with {lines}, it is {outcome_text(theirs, row)}.")
 
 
 def _capital(text):
