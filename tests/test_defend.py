@@ -166,9 +166,9 @@ def test_every_what_if_answer_is_what_the_edited_file_returns(kata_id):
     assert checked >= 2
 
 
-def _peak_beyond_inputs(path, call):
+def _peak_beyond_inputs(path, call, source=None):
     """A fresh measurement: the kernel's peak for the call's steps, beyond the last step's array inputs."""
-    box = Sandbox(path.name, source=path.read_bytes())
+    box = Sandbox(path.name, source=path.read_bytes() if source is None else source)
     try:
         box.load([])
         made, inputs = {}, 0
@@ -194,7 +194,8 @@ def test_a_cost_answer_is_within_its_tolerance_of_a_fresh_measurement(kata_id):
     for path in PAIRS[kata_id]:
         cost = [q for q in asked(kata_id, path) if q["kind"] == "cost"]
         assert len(cost) == 1 and cost[0]["choices"] is None
-        fresh = _peak_beyond_inputs(path, cost[0]["call"]) / entry["unit_bytes"]
+        base = _peak_beyond_inputs(path, cost[0]["call"], entry["baseline"].encode()) if "baseline" in entry else 0
+        fresh = (_peak_beyond_inputs(path, cost[0]["call"]) - base) / entry["unit_bytes"]
         assert abs(cost[0]["answer"] - fresh) <= entry["tolerance"], (path.name, cost[0]["answer"], fresh)
         figures.append(fresh)
 
@@ -203,7 +204,9 @@ def test_a_growth_answer_is_what_a_fresh_measurement_says():
     entry = defend.spec(catalog.find("08"))["cost"][0]
     for path in PAIRS["08"]:
         (cost,) = [q for q in asked("08", path) if q["kind"] == "cost"]
-        small, large = (_peak_beyond_inputs(path, {"steps": entry[size], "pick": []}) for size in ("small", "large"))
+        small, large = (_peak_beyond_inputs(path, {"steps": entry[size], "pick": []})
+                        - _peak_beyond_inputs(path, {"steps": entry[size], "pick": []}, entry["baseline"].encode())
+                        for size in ("small", "large"))
         assert cost["answer"] == entry["choices"][0 if large - small < entry["flat_below"] else 1], (small, large)
 
 

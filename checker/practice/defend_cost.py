@@ -1,8 +1,10 @@
 """`kata defend`'s cost questions: a figure of the learner's own code read from the kernel as the checks read it
 (`Sandbox.measure`: the child's peak since hello), each in a fresh child of its own, so its peak is its own:
 `peak`, the bytes beyond the measured call's inputs in the entry's unit; `growth`, how that extra memory changes
-between two sizes, asked as a choice."""
+between two sizes, asked as a choice. Where the entry has a `baseline` (trusted code that only makes a result of the
+right shape), its figure is taken off: the checker's own copies of what goes in and out cancel out."""
 
+import functools
 import os
 
 from checker.engine.questions import Question
@@ -18,7 +20,7 @@ def costs(kata, path, source, definition, count):
     found = []
     for entry in (definition.get("cost") or [])[:count]:
         try:
-            figure, extra = cost_figure(path, source, entry)
+            figure, extra = cost_figure(path, source, entry, kata.id)
         except (LearnerError, SandboxError, KeyError) as error:
             if os.environ.get("KATA_DEBUG"):
                 raise
@@ -45,19 +47,36 @@ def costs(kata, path, source, definition, count):
     return found
 
 
-def cost_figure(path, source, entry):
+def _extra(path, source, entry, steps):
+    """The kernel's peak for the steps in a fresh child, beyond the measured call's input arrays."""
+    call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": steps}]})[0]
+    figures = run.measured(path, source, call)
+    return max(figures["peak_bytes"] - run.input_bytes(call), 0), figures["peak_bytes"]
+
+
+@functools.lru_cache(maxsize=None)
+def _baseline(kata_id, entry_id, size):
+    """What the entry's `baseline` (trusted code that only makes a result of the right shape) holds: the
+    checker's own copies of the arrays in and out, which cancel out of the learner's figure. Once per process."""
+    from checker.engine import catalog
+    from checker.practice.defend import spec
+
+    kata = catalog.find(kata_id)
+    entry = next(e for e in spec(kata)["cost"] if e["id"] == entry_id)
+    return _extra(kata.solution_path, str(entry["baseline"]).encode(), entry, entry[size])[0]
+
+
+def cost_figure(path, source, entry, kata_id=None):
     """(the figure, what it was made of) for one `cost` entry: `peak`, the peak bytes beyond the measured call's
     inputs, in `unit_bytes`; `growth`, how many bytes that extra memory grows by from the small size to the large."""
+    def base(size):
+        return _baseline(kata_id, entry["id"], size) if entry.get("baseline") and kata_id else 0
+
     if entry["kind"] == "peak":
-        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": entry["steps"]}]})[0]
-        figures = run.measured(path, source, call)
-        extra = max(figures["peak_bytes"] - run.input_bytes(call), 0)
-        return extra / float(entry["unit_bytes"]), {"peak_bytes": figures["peak_bytes"], "extra": extra}
-    extras = []
-    for steps in (entry["small"], entry["large"]):
-        call = run.calls_of({"calls": [{"id": entry["id"], "say": entry["say"], "steps": steps}]})[0]
-        figures = run.measured(path, source, call)
-        extras.append(max(figures["peak_bytes"] - run.input_bytes(call), 0))
+        extra, peak = _extra(path, source, entry, entry["steps"])
+        return (extra - base("steps")) / float(entry["unit_bytes"]), {"peak_bytes": peak, "extra": extra,
+                                                                       "baseline": base("steps")}
+    extras = [_extra(path, source, entry, entry[size])[0] - base(size) for size in ("small", "large")]
     return extras[1] - extras[0], {"small": extras[0], "large": extras[1]}
 
 

@@ -159,9 +159,11 @@ def cost_explanation(entry, figure, extra):
                 f"{mib(extra['large'])} at the large one.{note}")
     inputs = extra["peak_bytes"] - extra["extra"]
     beyond = f", {mib(extra['extra'])} beyond its inputs ({mib(inputs)})" if inputs > 0 else ""
+    base = f", {mib(extra['baseline'])} of it the checker's own copies" if extra.get("baseline") else ""
     unit = float(entry["unit_bytes"])
     measure = f": {figure:.2f} x {mib(unit)}" if unit != 2**20 else ""
-    return f"Measured by the kernel: a peak of {mib(extra['peak_bytes'])} above the process's start{beyond}{measure}.{note}"
+    return (f"Measured by the kernel: a peak of {mib(extra['peak_bytes'])} above the process's start{beyond}{base}"
+            f"{measure}.{note}")
 
 
 # --- the terminal and the review page ---------------------------------------------------------------
