@@ -18,6 +18,7 @@ import yaml
 
 from checker.engine.questions import Question
 from checker.practice import defend_edits as edits
+from checker.practice import defend_probes as probing
 from checker.practice import defend_run as run
 from checker.practice.quiz import Asked
 
@@ -84,11 +85,11 @@ def questions(kata, path, source, count=4, seed=0, kinds=("what-if", "predict", 
     host = None
     try:
         functions = definition.get("functions") or None
-        probes = edits.probes(source, functions) if want.get("predict") else []
+        probes = probing.probes(source, functions) if want.get("predict") else []
         mutants = _spread(edits.mutants(source, definition.get("edits") or ["remove"], functions), rng) \
             if want.get("what-if") and calls else []
         mutants = list(itertools.islice((edit for edit in mutants if edits.compiles(edit)), MAX_MUTANTS))
-        files = [source, edits.instrumented(source, probes), *(edit.source for edit in mutants)]
+        files = [source, probing.instrumented(source, probes), *(edit.source for edit in mutants)]
         host = Host(path, files, torch=b"torch" in source and imports_torch(source), seconds=run.MUTANT_SECONDS)
         if mutants:
             pools["what-if"] = what_ifs(kata, host, mutants, calls, rng, want["what-if"] + 1, telling_only)
@@ -248,8 +249,8 @@ def _shared_by_rivals(kata, rivals, functions):
     functions = list(functions) or None
     files = [f for f in [kata.solution_path, *(kata.folder / name for name in rivals)] if f.is_file()]  # a wheel
     sources = [f.read_bytes() for f in files]  # ships the references, not the correct/ files
-    probes = [edits.probes(source, functions) for source in sources]
-    host = Host(kata.solution_path, [edits.instrumented(source, found) for source, found in zip(sources, probes)],
+    probes = [probing.probes(source, functions) for source in sources]
+    host = Host(kata.solution_path, [probing.instrumented(source, found) for source, found in zip(sources, probes)],
                 seconds=run.MUTANT_SECONDS)
     common = {}
     try:

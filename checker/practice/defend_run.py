@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.practice.defend_edits import PROBE_MARK
+from checker.practice.defend_probes import PROBE_MARK
 from checker.sandbox import LearnerError, Limits, Sandbox, SandboxError
 
 PROBE_CHARS = 4096  # a probe's report is a shape and 8 numbers: anything longer is not one, and is not parsed
