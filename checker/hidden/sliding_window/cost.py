@@ -1,0 +1,116 @@
+"""Kata 13's cost checks: a rolling cache's memory stays flat as the history grows, and so does a decode
+step's work. The figures are the kernel's, read by the checker from outside the learner's process
+(`measuring`: the child's CPU clock and its peak resident memory, VmHWM, since before the file loaded), never a
+number the learner's code reports. Memory is judged only on right numbers: kept() is checked at the end.
+"""
+
+import numpy as np
+
+from checker.engine.testkit import Failure, as_pair, close, one_array, tolerance
+
+# The memory check: 512 -> 8,192 positions appended in chunks of 256 to RollingKVCache(256), b=1, h=2, d = d_v = 64.
+# Keeping every position costs (8,192 - 512) x 2 x 128 x 8 bytes = 15 MiB more at the end than at 512 (7.5 MiB in
+# float32, twice that for a cache grown by np.concatenate, which copies); a ring of 256 slots holds 0.5 MiB in all
+# and is full long before 512. The line sits at a quarter of the float64 history, below what even a float32 copy
+# of it needs, far above a chunk in flight (256 KiB a key array).
+MEMORY_WINDOW, MEMORY_CHUNK, MEMORY_SHAPE = 256, 256, (1, 2, 64)
+MEMORY_POSITIONS = (512, 8192)
+MEMORY_SHARE = 0.25
+
+# The step check: a decode step of window_attention after 512 and after 8,192 positions (filled with
+# cache.append in chunks of 512), window 64, b=1, h=4, d = d_v = 32: the least CPU of three steps each. A right
+# step meets window keys whatever the history (growth ~1x, noise aside); one that scores, masks or copies the
+# whole history grows with it (16x the positions). The line, 4x, is a ratio of two CPU times of one process, so a
+# busy machine moves both alike.
+STEP_WINDOW, STEP_CHUNK, STEP_SHAPE = 64, 512, (1, 4, 32)
+STEP_POSITIONS = (512, 8192)
+STEP_GROWTH = 4.0
+STEPS = 3
+
+
+def _mib(size):
+    return f"{size / 2**20:.1f} MiB"
+
+
+def _chunk(rng, shape, t):
+    b, h, d = shape
+    return rng.normal(size=(b, h, t, d)), rng.normal(size=(b, h, t, d))
+
+
+def memory_stays_flat(kata, rng, length):
+    b, h, d = MEMORY_SHAPE
+    cache = kata.RollingKVCache(MEMORY_WINDOW)
+    peaks, appended, n = [], [], 0
+    while n < MEMORY_POSITIONS[-1]:
+        k, v = _chunk(rng, MEMORY_SHAPE, MEMORY_CHUNK)
+        n += MEMORY_CHUNK
+        if n in MEMORY_POSITIONS:
+            _, figures = cache.append.measuring(k, v)
+            peaks.append(figures["peak_bytes"])
+        else:
+            cache.append(k, v)
+        appended = (appended + [(k, v)])[-2:]
+    call = (f"RollingKVCache({MEMORY_WINDOW}).kept() after {n} positions appended in chunks of {MEMORY_CHUNK} "
+            f"(b={b}, h={h}, d={d})")
+    if length(cache, "cache") != n:
+        raise Failure(f"values wrong, memory not judged: len(cache) is {length(cache, 'cache')} after {n} positions "
+                      f"appended, expected {n}")
+    got = np.stack([np.asarray(x, np.float64) for x in as_pair(cache.kept(), call, ("k", "v"))])
+    want = np.stack([np.concatenate([c[i] for c in appended], axis=2)[:, :, -MEMORY_WINDOW:] for i in (0, 1)])
+    if got.shape != want.shape or not close(got, want, *tolerance(want)).all():
+        raise Failure(f"values wrong, memory not judged: {call} is not the last {MEMORY_WINDOW} positions appended, "
+                      "oldest first")
+    growth = peaks[1] - peaks[0]
+    history = (MEMORY_POSITIONS[1] - MEMORY_POSITIONS[0]) * b * h * 2 * d * 8
+    if growth > MEMORY_SHARE * history:
+        short, long = MEMORY_POSITIONS
+        raise Failure(f"RollingKVCache({MEMORY_WINDOW}) held {_mib(peaks[0])} at its peak after {short:,} positions "
+                      f"and {_mib(peaks[1])} after {long:,} (the kernel's count of the whole process): "
+                      f"{_mib(growth)} more for {long - short:,} positions it may drop, "
+                      f"{growth / history:.0%} of keeping them all in float64; right numbers, but the cache keeps "
+                      f"every position: it must hold at most window = {MEMORY_WINDOW} of them (a ring buffer)",
+                      "cache-grows-unbounded", exact=True)
+
+
+def _expected_step(keys, values, q, window):
+    """The decode step's answer from the last `window` keys and values (the new one last)."""
+    keys, values = keys[:, :, -window:], values[:, :, -window:]
+    scores = q @ np.swapaxes(keys, -1, -2) / np.sqrt(q.shape[-1])  # (b, h, 1, window)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ values  # (b, h, 1, d_v)
+
+
+def _step_cpu(kata, rng, n):
+    """The least CPU time of STEPS decode steps after n positions, each step's answer checked first."""
+    cache = kata.RollingKVCache(STEP_WINDOW)
+    tail_k, tail_v = [], []
+    for _ in range(0, n, STEP_CHUNK):
+        k, v = _chunk(rng, STEP_SHAPE, STEP_CHUNK)
+        cache.append(k, v)
+        tail_k, tail_v = [k], [v]
+    best = None
+    for step in range(STEPS):
+        q, (k, v) = rng.normal(size=STEP_SHAPE[:2] + (1, STEP_SHAPE[2])), _chunk(rng, STEP_SHAPE, 1)
+        got, figures = kata.window_attention.measuring(q, k, v, cache, STEP_WINDOW)
+        tail_k.append(k)
+        tail_v.append(v)
+        call = f"window_attention(q, k, v (1, 4, 1, 32), cache holding {n + step} positions, window={STEP_WINDOW})"
+        got = one_array(got, call)
+        want = _expected_step(np.concatenate(tail_k, axis=2), np.concatenate(tail_v, axis=2), q, STEP_WINDOW)
+        if got.shape != want.shape or not close(got, want, *tolerance(got, want)).all():
+            raise Failure(f"values wrong, cost not judged: {call} is not attention over the last {STEP_WINDOW} "
+                          "positions")
+        best = figures["cpu_seconds"] if best is None else min(best, figures["cpu_seconds"])
+    return best
+
+
+def step_cost_flat(kata, rng):
+    small, large = (_step_cpu(kata, rng, n) for n in STEP_POSITIONS)
+    growth = large / max(small, 1e-6)
+    if growth > STEP_GROWTH:
+        short, long = STEP_POSITIONS
+        raise Failure(f"a decode step after {long:,} positions used {large * 1e3:.2f} ms of CPU, after {short:,} "
+                      f"{small * 1e3:.2f} ms: {growth:.1f}x the work for {long // short}x the history (the kernel's "
+                      f"count), though the band holds window = {STEP_WINDOW} keys either way: the step scores, masks "
+                      "or copies the whole history, which the cache must not keep", "cache-grows-unbounded",
+                      exact=True)
