@@ -11,7 +11,7 @@ def rolling_cache_mebibytes(layers, h, window, n, d_head):
     return cache_numbers(layers, h, min(n, window), d_head) * 2 / 2**20
 
 
-def full_cache_mebibytes(layers, h, window, n, d_head):
+def full_cache_mebibytes(layers, h, n, d_head):
     """A full cache holds all n positions, in float16."""
     return cache_numbers(layers, h, n, d_head) * 2 / 2**20
 
