@@ -3,9 +3,9 @@
 Mistral 7B, Gemma 2/3 and Longformer's local band let a query see only the last `window` positions,
 its own included: the query at absolute position p sees the keys at p - window + 1 ... p, never a later
 one. Such a model never needs a key older than `window` positions again, so its decode cache is a ring
-buffer of `window` slots: memory O(window) however long the sequence grows, where kata 05's cache grows
-with every token. The band is aligned bottom-right, as kata 03's causal mask: with n_q queries over n_k
-keys, query i sits at position n_k - n_q + i.
+buffer of `window` slots: memory O(window) however long the sequence grows, where a full KV cache grows
+with every token. The band is aligned bottom-right, as a causal mask over a cache is: with n_q queries over
+n_k keys, query i sits at position n_k - n_q + i.
 
 Trap: a chunk longer than one token has early queries that need keys the cache is about to drop, so
 attend first (over the kept keys and the new ones), then append.
@@ -25,7 +25,7 @@ def sliding_window_mask(n_q, n_k, window):
     Returns:
         Bool array (n_q, n_k), True = may attend. Query i sits at position p = n_k - n_q + i and may
         see key j iff 0 <= p - j < window: itself and the window - 1 positions before it, never a later
-        one. window >= n_k gives kata 03's causal mask.
+        one. window >= n_k gives the causal mask (bottom-right).
 
     Example:
         >>> sliding_window_mask(4, 4, 2)
@@ -155,6 +155,6 @@ def window_attention(q, k, v, cache, window):
     scores = scores - scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
     weights /= weights.sum(axis=-1, keepdims=True)
-    out = weights @ values  # (b, h, t, d_v)
+    attended = weights @ values  # (b, h, t, d_v)
     cache.append(k, v)  # after attending: a long chunk's early queries needed the keys this drops
-    return out
+    return attended

@@ -99,7 +99,7 @@ def _replay(plan, kept=kept_right, meets="kept+new", visible=None, divisor=None,
     """The outputs (b, h, sum(chunks), d_v) of the plan's calls, one step swapped for a buggy one.
 
     meets: "kept+new" (right), "after-append" (the cache after appending the chunk), "kept" (before it, no new
-    key). visible(pq, pk, local) -> bool (t, m); `local` is (query index in the chunk, key index among those met).
+    key), "new" (this call's keys only). visible(pq, pk, local) -> bool (t, m); `local` is (query index in the chunk, key index among those met).
     """
     plan = plan.as_float64()
     q, k, v, window = plan.q, plan.k, plan.v, plan.window
@@ -111,7 +111,7 @@ def _replay(plan, kept=kept_right, meets="kept+new", visible=None, divisor=None,
         new = list(range(start, start + t))
         before = kept(appended, window)
         appended.append(tuple(new))
-        met = {"kept+new": before + new, "after-append": kept(appended, window), "kept": before}[meets]
+        met = {"kept+new": before + new, "after-append": kept(appended, window), "kept": before, "new": new}[meets]
         met = np.array(met, dtype=int)
         pq = np.array(new)[:, None]  # (t, 1)
         pk = met[None, :]  # (1, m)
@@ -266,7 +266,13 @@ def _causal_kept(plan):
     return _replay(plan, visible=lambda pq, pk, local: pk <= pq)
 
 
-ATTENTION_RIVALS = (_no_mask, _causal_everything, _two_too_many, _causal_kept)
+def _own_chunk_only(plan):
+    """A call that attends over its own keys only (Mistral's one-file prefill path): on a chunk no longer than
+    the window, after a full window, that is what appending first gives too."""
+    return _replay(plan, meets="new")
+
+
+ATTENTION_RIVALS = (_no_mask, _causal_everything, _two_too_many, _causal_kept, _own_chunk_only)
 
 
 
