@@ -272,7 +272,13 @@ def _own_chunk_only(plan):
     return _replay(plan, meets="new")
 
 
-ATTENTION_RIVALS = (_no_mask, _causal_everything, _two_too_many, _causal_kept, _own_chunk_only)
+def _top_left_causal(plan):
+    """PyTorch's is_causal (top-left) over the keys met, no band: where no chunk is longer than the window it
+    is what a top-left band gives too."""
+    return _replay(plan, visible=lambda pq, pk, local: local[0] >= local[1])
+
+
+ATTENTION_RIVALS = (_no_mask, _causal_everything, _two_too_many, _causal_kept, _own_chunk_only, _top_left_causal)
 
 
 
