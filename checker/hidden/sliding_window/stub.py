@@ -100,6 +100,7 @@ class RollingKVCache:
         # TODO: the last min(len, window) positions, OLDEST first (unroll the ring), as new arrays.
         raise NotImplementedError("kata 13: write RollingKVCache.kept")
 
+
 def window_attention(q, k, v, cache, window):
     """Sliding-window attention for t new tokens, with the past read from a RollingKVCache.
 
