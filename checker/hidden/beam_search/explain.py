@@ -120,14 +120,21 @@ class Evidence:
                 output = _output(run, case)
                 if output is not None and agree(got, output):
                     kept.append(run)
-                    if not agree(output, right):
-                        wrong_somewhere.add(run)
+                    if not agree(output, right if not np.isnan(output[-1]) else right_tokens(right)):
+                        wrong_somewhere.add(run)  # a variant without a score is wrong only where its tokens are
             suspects = kept
             if not suspects:
                 return None
         found = {getattr(run, "variant_of", None): " ".join((run.__doc__ or "").split())
                  for run in reversed(suspects) if run in wrong_somewhere}
         return next(iter(found.items())) if len(found) == 1 and None not in found else None
+
+
+def right_tokens(right):
+    """The right answer with its score left out (NaN): what a variant that reports no score is measured by."""
+    tokens = right.copy()
+    tokens[-1] = np.nan
+    return tokens
 
 
 def _output(run, case):

@@ -152,8 +152,10 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
     """The variants of `bug` whose answer on `case` differs from the right one, from every other bug's, and from
     every rival's (a bug outside the catalogue that could give the same answer)."""
     right = encoded(*search(**case)[:2]) if right is None else right
+    unscored = right.copy()
+    unscored[-1] = np.nan  # a variant that reports no score tells only where its tokens differ
     mine = [(run, out) for run, out in _outputs([v for v in variants if v.variant_of == bug], case)
-            if not agree(out, right)]
+            if not agree(out, unscored if np.isnan(out[-1]) else right)]
     for other in [v for v in variants if v.variant_of != bug] + list(rivals):  # one at a time: most cases fail early
         if not mine:
             break
