@@ -9,6 +9,8 @@ apart from the mistakes outside the catalogue that gave the same output there (t
   learner is right on every query that sees a key in its first block (under a mask with holes everywhere and
   a padding shorter than a block) and NaN or 0 on each query whose whole first block is padding, for a
   padding of one block and a bit and for one of two blocks and a bit.
+- a scale (`missing-scale`, `scale-by-dk`, `scale-inverted`) found at d = 4, where 1/d is 1 / (2 sqrt(d)), is
+  named only when the learner's file shows it at d = 9 and d = 16 too.
 """
 
 import numpy as np
@@ -105,7 +107,27 @@ def _masked_first_block(kata):
     return bool(right[~padded].all() and lost[padded].all() and padded[1].all() and padded[3].all())
 
 
-CONFIRMED = {"drops-last-block": _drops_whole_last_block, "masked-block-nan": _masked_first_block}
+def _same_scale_bug(bug_id):
+    """Does the learner match `bug_id`'s variant at d = 9 and at d = 16? Most inputs have d = 4, where dividing
+    by d is dividing by 2 sqrt(d): a constant factor outside the catalogue looks like scale-by-dk there."""
+    forms = [f for f in VARIANTS if f.variant_of == bug_id]
+
+    def check(kata):
+        for seed, d in ((85, 9), (86, 16)):
+            q, k, v = _inputs(seed, (2,), 3, 7, d=d)
+            got = _learner(kata, q, k, v, 3)
+            if got is None or got.shape != q.shape[:-1] + (v.shape[-1],):
+                return False
+            rtol, atol = tolerance(got, q.astype(np.float32))
+            if not any(close(got, form(q, k, v, 3, False, None), rtol, atol).all() for form in forms):
+                return False
+        return True
+
+    return check
+
+
+CONFIRMED = {"drops-last-block": _drops_whole_last_block, "masked-block-nan": _masked_first_block,
+             **{bug_id: _same_scale_bug(bug_id) for bug_id in ("missing-scale", "scale-by-dk", "scale-inverted")}}
 
 
 def confirmed(kata, bug_id):
