@@ -9,6 +9,9 @@ apart from the mistakes outside the catalogue that gave the same output there (t
   learner is right on every query that sees a key in its first block (under a mask with holes everywhere and
   a padding shorter than a block) and NaN or 0 on each query whose whole first block is padding, for a
   padding of one block and a bit and for one of two blocks and a bit.
+- `mask-top-left` found where n_k - n_q is 2 (most inputs) is named only where it shows at 4 and at 3 too: a
+  causal boundary moved by a fixed number of keys is top-left at one offset only (and at 1, blocking the diagonal
+  is top-left too: hence 4 and 3).
 - a scale (`missing-scale`, `scale-by-dk`, `scale-inverted`) found at d = 4, where 1/d is 1 / (2 sqrt(d)), is
   named only when the learner's file shows it at d = 9 and d = 16 too.
 """
@@ -126,7 +129,23 @@ def _same_scale_bug(bug_id):
     return check
 
 
+def _top_left(kata):
+    """Does the learner align the causal mask top-left where n_k - n_q is 4 and where it is 3? A boundary moved by
+    a fixed number of keys is top-left at one offset only."""
+    forms = [f for f in VARIANTS if f.variant_of == "mask-top-left"]
+    for seed, n_q, n_k in ((87, 3, 7), (88, 2, 5)):
+        q, k, v = _inputs(seed, (2,), n_q, n_k)
+        got = _learner(kata, q, k, v, 3, causal=True)
+        if got is None or got.shape != q.shape[:-1] + (v.shape[-1],):
+            return False
+        rtol, atol = tolerance(got, q.astype(np.float32))
+        if not any(close(got, form(q, k, v, 3, True, None), rtol, atol).all() for form in forms):
+            return False
+    return True
+
+
 CONFIRMED = {"drops-last-block": _drops_whole_last_block, "masked-block-nan": _masked_first_block,
+             "mask-top-left": _top_left,
              **{bug_id: _same_scale_bug(bug_id) for bug_id in ("missing-scale", "scale-by-dk", "scale-inverted")}}
 
 
