@@ -28,7 +28,7 @@ def _run(kata, ref, logits, **options):
 
 def _check(kata, ref, logits, why="", **options):
     got, want, call = _run(kata, ref, logits, **options)
-    compare(got, want, call, logits, options, ref, why)
+    compare(got, want, call, logits, options, ref, why, kata)
     return got
 
 
@@ -111,7 +111,7 @@ def test_top_p_below_the_largest(kata, ref, rng):
         raise Failure(f"{call} returned {show(got[0])} in row 0, expected {show(want[0])}: every token was "
                       "removed; the most probable token always stays, even when top_p is below its probability",
                       "top-p-drops-crossing-token", exact=True, nonfinite=not np.isfinite(got).all())
-    compare(got, want, call, logits, {"top_p": 0.1}, ref)
+    compare(got, want, call, logits, {"top_p": 0.1}, ref, kata=kata)
 
 
 @bug("top-p-unsorted")
@@ -162,7 +162,7 @@ def test_removed_get_exactly_zero(kata, ref, rng):
     logits = rng.normal(size=(2, 7))
     for options in ({"top_k": 3}, {"top_p": 0.5}):
         got, want, call = _run(kata, ref, logits, **options)
-        compare(got, want, call, logits, options, ref)
+        compare(got, want, call, logits, options, ref, kata=kata)
         if (got[want == 0] != 0).any():
             row, token = (int(i) for i in np.argwhere((got != 0) & (want == 0))[0])
             raise Failure(f"{call}: row {row}, token {token} got probability {got[row, token]:.3g}, expected exactly "
@@ -187,7 +187,7 @@ def test_large_logits(kata, ref, rng):
                               exact=True) from None
             raise
         try:
-            compare(got, want, call, logits, options, ref)
+            compare(got, want, call, logits, options, ref, kata=kata)
         except Failure as failure:
             if failure.bug is None:
                 unshifted(got, want, call, logits, lambda shifted: _run(kata, ref, shifted, **options)[0])
@@ -222,7 +222,7 @@ def test_greedy(kata, ref):
             raise Failure(f"{call} returned {show(got)}, expected {show(want)}: dividing by temperature 0 gives "
                           f"inf and inf - inf = NaN; {GREEDY}", "greedy-nan", exact=True, nonfinite=True)
         try:
-            compare(got, want, call, logits, options, ref, GREEDY)
+            compare(got, want, call, logits, options, ref, GREEDY, kata)
         except Failure as failure:
             if failure.bug in AT_ZERO_UNTOLD:  # at T = 0 these are any greedy path gone wrong; T != 0 names them
                 raise Failure(failure.message.split("\n")[0] + f"; {GREEDY}", details=failure.details) from None
