@@ -167,8 +167,8 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
 @stored.search(raw_case)
 def telling_cases(bug, seed, count=2, **ranges):
     """`count` cases on which bug's variants are told apart, one more when that tells a form of the bug the
-    others did not, as far as DRAWS draws go; at least one (drawn on from seed 0 if need be, so the test can
-    always fail). Found here as generator states (see stored.search)."""
+    others did not, as far as DRAWS draws go; at least two (drawn on from seed 0 if need be, so the test can
+    always fail and name). Found here as generator states (see stored.search)."""
     forms = {run for run in BEAM_VARIANTS if run.variant_of == bug}
     found, told = [], set()
     for stream, draws in ((seed, DRAWS), (0, 40 * DRAWS)):
@@ -179,10 +179,12 @@ def telling_cases(bug, seed, count=2, **ranges):
             if (shown - told or (shown and len(found) < count)) and steady(case, ranges):
                 found.append(state)
                 told |= shown
-            if found and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
+            if len(found) >= 2 and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
                 return tuple(found)
-        if found:
+        if len(found) >= 2:  # a name needs two wrong answers (explain.Evidence): draw on for a second
             return tuple(found)
+    if found:
+        return tuple(found)
     raise RuntimeError(f"no draw shows {bug}")
 
 
