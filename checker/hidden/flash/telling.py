@@ -9,6 +9,8 @@ apart from the mistakes outside the catalogue that gave the same output there (t
   learner is right on every query that sees a key in its first block (under a mask with holes everywhere and
   a padding shorter than a block) and NaN or 0 on each query whose whole first block is padding, for a
   padding of one block and a bit and for one of two blocks and a bit.
+- `online-max-reset` is named only where the learner matches it with the max falling by a few units (6, 0, 3
+  and 4, 1, 5): a fall of 800 overflows, and other rescale mistakes overflow alike.
 - `mask-top-left` found where n_k - n_q is 2 (most inputs) is named only where it shows at 4 and at 3 too: a
   causal boundary moved by a fixed number of keys is top-left at one offset only (and at 1, blocking the diagonal
   is top-left too: hence 4 and 3).
@@ -144,7 +146,25 @@ def _top_left(kata):
     return True
 
 
+def _max_not_carried(kata):
+    """Does the learner match an online-max-reset form where the max falls moderately (block levels 6, 0, 3 and
+    4, 1, 5: no overflow anywhere)? Where it falls by 800, exp overflows and a different mistake in the rescale
+    gives the same inf and NaN."""
+    forms = [f for f in VARIANTS if f.variant_of == "online-max-reset"]
+    for seed, levels in ((89, (6.0, 0.0, 3.0)), (90, (4.0, 1.0, 5.0))):
+        q, k, v = _inputs(seed, (2,), 3, 9)
+        k[..., 0] = np.repeat(levels, 3)
+        got = _learner(kata, q, k, v, 3)
+        if got is None or got.shape != q.shape[:-1] + (v.shape[-1],):
+            return False
+        rtol, atol = tolerance(got, q.astype(np.float32))
+        if not any(close(got, form(q, k, v, 3, False, None), rtol, atol).all() for form in forms):
+            return False
+    return True
+
+
 CONFIRMED = {"drops-last-block": _drops_whole_last_block, "masked-block-nan": _masked_first_block,
+             "online-max-reset": _max_not_carried,
              "mask-top-left": _top_left,
              **{bug_id: _same_scale_bug(bug_id) for bug_id in ("missing-scale", "scale-by-dk", "scale-inverted")}}
 

@@ -88,6 +88,9 @@ def test_top_k_ties(kata, ref):
                        [0.5, 0.5, 0.5, 2.0, -1.0, 1.0]])  # top_k = 2 keeps 3 and 5 tokens
     _check(kata, ref, logits, top_k=2, why="every logit tied with the k-th highest is kept too")
     _check(kata, ref, logits[1], top_k=3, why="every logit tied with the k-th highest is kept too")
+    above = np.array([[2.0, 0.0, 2.0, 1.0, -1.0], [1.5, 1.5, 1.5, 0.5, 0.0]])  # ties ABOVE the k-th: k counts tokens
+    _check(kata, ref, above, top_k=2, why="k counts tokens, not distinct values: two tokens tied at the top are the "
+                                          "top 2 (ties only widen the k-th value)")
 
 
 # --- top-p ---------------------------------------------------------------------------------------
