@@ -5,7 +5,8 @@ from mistakes outside the catalogue that gave the same probabilities there.
   token) is named only when top-k alone, with k = 3 and k = 5, keeps the variant's tokens.
 - `top-p-drops-crossing-token` seen where the sums sit within a few hundredths of top_p (a threshold a little
   below top_p drops the same token) is named only when top-p alone drops the crossing token where it crosses
-  top_p by 0.2 and where it crosses by 0.25, and keeps what the right nucleus keeps elsewhere.
+  top_p by 0.2 and where it crosses by 0.25, and on flat rows (where cumulating the unnormalised exponentials,
+  each 1, keeps a single token).
 """
 
 import numpy as np
@@ -18,7 +19,9 @@ _LOGITS = np.array([[0.3, -1.2, 2.0, 0.9, -0.4, 1.4, -2.1], [1.1, 0.2, -0.7, 2.4
 CALLS = {  # (logits, options) whose answers tell the bug from its rivals
     "top-k-off-by-one": [(_LOGITS, {"top_k": 3}), (_LOGITS, {"top_k": 5})],
     "top-p-drops-crossing-token": [(np.log([[0.5, 0.3, 0.2], [0.4, 0.35, 0.25]]), {"top_p": 0.6}),
-                                   (np.log([[0.4, 0.35, 0.25], [0.6, 0.3, 0.1]]), {"top_p": 0.5})],
+                                   (np.log([[0.4, 0.35, 0.25], [0.6, 0.3, 0.1]]), {"top_p": 0.5}),
+                                   # flat rows: cumulating exp(x - max) unnormalised (each 1) keeps one token
+                                   (np.log([[0.25] * 4 + [1e-9], [0.2] * 5]), {"top_p": 0.55})],
 }
 
 
