@@ -165,7 +165,8 @@ POOL_EACH_DRAWS = (1188, 1298)  # raw_case streams [seed, 12]: the first two of 
 
 def _cut_before_ranking_cases():
     ranges = {"eos_bias": (-1.0, 1.0), "widths": (2, 4), "max_new": (3, 6), "vocab": (5, 8)}
-    return tuple(tuple(models.raw_case(np.random.default_rng([seed, 12]), **ranges).items()) for seed in POOL_EACH_DRAWS)
+    return tuple(tuple(models.raw_case(np.random.default_rng([seed, 12]), **ranges).items())
+                 for seed in POOL_EACH_DRAWS)
 
 
 def _one_beam_leads():

@@ -62,7 +62,8 @@ def tiled_on_values(kata, ref, shapes=((2, 6, 3, 3, 5, 4, 3), (3, 8, 2, 2, 4, 5,
     outputs on random values look like next to the right ones)."""
     rng = np.random.default_rng(71)  # its own stream: the tests' inputs stay what they are
     for b, h_q, h_kv, n_q, n_k, d, d_v in shapes:
-        q, k, v = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d)), rng.normal(size=(b, h_kv, n_k, d_v))
+        q, k = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d))
+        v = rng.normal(size=(b, h_kv, n_k, d_v))
         try:
             got = np.asarray(kata.grouped_query_attention(q, k, v, causal=False), np.float64)
         except LearnerError:

@@ -76,7 +76,8 @@ SCALE_BUGS = ("missing-scale", "scale-by-dk", "scale-inverted")
 # mask that is merely off gives another output than no mask; for a top-left mask, n_k - n_q = 4 and 3 (a boundary
 # moved by a fixed number of keys is top-left at one offset only); for a scale, d = 9 and d = 16, where 1/d,
 # 1/sqrt(d), sqrt(d) and a constant factor (1 / (2 sqrt(d)) is 1/d at d = 4) all differ
-SECOND_OPINIONS = {"causal-ignored": ((1, 2, 1, 6, 6, 4, 3),), "mask-top-left": ((1, 2, 1, 3, 7, 4, 3), (1, 2, 1, 2, 5, 4, 3)),
+SECOND_OPINIONS = {"causal-ignored": ((1, 2, 1, 6, 6, 4, 3),),
+                   "mask-top-left": ((1, 2, 1, 3, 7, 4, 3), (1, 2, 1, 2, 5, 4, 3)),
                    **{bug_id: ((2, 2, 1, 3, 5, 9, 3), (1, 4, 2, 2, 4, 16, 3)) for bug_id in SCALE_BUGS}}
 
 
