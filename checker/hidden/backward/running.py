@@ -32,8 +32,7 @@ def learner(function, call, args, mask):
                           f"n_q = n_k (here {n_q} and {n_k}); the ones that fit: dv = P^T . d_out, (n_k, n_q) . "
                           "(n_q, d_v), dq = dS . k, (n_q, n_k) . (n_k, d), dk = dS^T . q, (n_k, n_q) . (n_q, d)") from None
         raise Failure(f"{call} raised {error}: {operand} is batched, and {operand}.T reverses every axis, not just "
-                      f"the last two; use np.swapaxes({operand}, -1, -2) ({operand}.mT in PyTorch)", "batch-transpose",
-                      exact=True) from None
+                      f"the last two; use np.swapaxes({operand}, -1, -2)", "batch-transpose", exact=True) from None
 
 
 def as_triple(got, call):
