@@ -9,6 +9,7 @@ of the checker's: whatever it patches, it patches in this process only.
 
 import errno
 import functools
+import operator
 import os
 import sys
 import traceback
@@ -151,6 +152,17 @@ def _address_space():
         return None
 
 
+# Python's own operations on a learner object, as the parent's proxy asks for them (proxy.LearnerObject):
+# len(cache) runs the learner's __len__ through len(), with len()'s own checks, as in the learner's REPL
+_OPERATIONS = {"__len__": len, "__bool__": bool, "__iter__": list, "__getitem__": operator.getitem,
+               "__eq__": operator.eq}
+
+
+def _apply(target, name, args, kwargs):
+    operation = _OPERATIONS.get(name)
+    return operation(target, *args) if operation else getattr(target, name)(*args, **kwargs)
+
+
 def _serve(requests, replies, path, bridge=None):
     objects = {}  # handle id -> learner object
     module = None
@@ -162,10 +174,8 @@ def _serve(requests, replies, path, bridge=None):
         name = request["name"]
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
-            result = len(target) if name == "__len__" else getattr(target, name)(*sent, **kwargs)
-            return bridge.to_numpy(result), args
-        result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
-        return result, args
+            return bridge.to_numpy(_apply(target, name, sent, kwargs)), args
+        return _apply(target, name, args, kwargs), args
 
     def register(obj):
         objects[len(objects)] = obj
