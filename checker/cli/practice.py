@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from checker.engine import catalog
+from checker.present import layout
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, learner_seed, load_progress, \
     next_kata, readable, record_checks
@@ -243,7 +244,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
                                 strict=not coach, why=why))
 
     def ask(asked):
-        echo(click.style(f"\nPassed. {len(asked)} questions on it, untimed:\n", bold=True))
+        echo(click.style(f"\nPassed. {layout.counted(len(asked), 'question')} on it, untimed:\n", bold=True))
         try:
             quizzes.run(asked, *_quiz_io())
         except click.Abort:  # click's prompt turns Ctrl-C into Abort

@@ -128,7 +128,7 @@ def _ask(questions, workspace):
     from checker.cli.practice import _quiz_io
 
     asked = [quiz.ask(q, __import__("random").Random(f"review:{q.id}:{date.today()}")) for q in questions]
-    echo(click.style(f"\n{len(asked)} questions:", bold=True))
+    echo(click.style(f"\n{layout.counted(len(asked), 'question')}:", bold=True))
     try:
         correct = quiz.run(asked, *_quiz_io())
     except (KeyboardInterrupt, click.Abort):

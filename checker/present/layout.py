@@ -31,6 +31,11 @@ def terminal_width(stream=None):
     return shutil.get_terminal_size().columns
 
 
+def counted(count, noun):
+    """`1 question`, `3 questions`: the noun agrees with the number."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def display_width(text):
     """How many columns `text` takes on a terminal."""
     width = 0

@@ -304,8 +304,8 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     lines += ["", click.style(prompts.title, bold=True)]
     lines += [layout.Kept(line) for line in layout.reflow(brief.splitlines(), layout.current(), "  ")] + [""]
     if result is None:
-        lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, {questions} questions "
-                     "follow. Ctrl-C stops (the report is still written).")
+        lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, "
+                     f"{layout.counted(questions, 'question')} follow. Ctrl-C stops (the report is still written).")
         lines.append("Strict mode: the checks that fail, no bug names and no fixes (`--coach` shows them)."
                      if strict else "Coach mode: failures name the bug and its fix.")
     elif result.status != Status.NOT_STARTED:
