@@ -136,6 +136,18 @@ def test_watch_moves_on_to_the_next_kata_after_a_pass(workspace):
     assert progress.load(workspace).of("01").status == "passed"
 
 
+def test_watch_of_a_passing_kata_stays_on_it(workspace):
+    """`kata watch 01`, 01 passing: it watches 01 (a save is checked again) until Ctrl-C, never exits at once."""
+    scores = catalog.find("scores")
+    shutil.copy(scores.solution_path, learner_file(workspace, scores))
+    clock = FakeClock((2, save_as(workspace, ZOO / "scores" / "missing-scale.py", scores)), (6, interrupt))
+    result = run("watch", "01", clock=clock)
+    assert result.exit_code == 0, result.output
+    screens = result.output.split("kata watch 01")[1:]
+    assert len(screens) == 2 and "✓ 01 scores passes. Watching it" in screens[0] and "-> missing-scale" in screens[1]
+    assert result.output.rstrip().splitlines()[-1] == "Stopped watching 01 scores." and clock.now >= 6
+
+
 def test_watch_picks_up_a_save_to_any_kata_file(workspace):
     clock = FakeClock((1, save_as(workspace, ZOO / "softmax" / "global-max.py")))
     result = run("watch", "01", "--max-checks", "2", clock=clock)

@@ -118,8 +118,9 @@ def watch(ctx, kata_key, poll, max_checks):
 
     Starts with ID, or without it with the first kata that does not pass now (a kata reset since its
     pass counts as not passed). A save to any kata file checks that kata; once the one on screen
-    passes, watch says so and moves on to the next kata not passed. A save that changes nothing is
-    not checked again. Ctrl-C leaves (exit code 0).
+    passes, watch says so and moves on to the next kata not passed; the kata ID names stays watched
+    while it passes (to redo one kata). A save that changes nothing is not checked again. Ctrl-C
+    leaves (exit code 0).
 
     Example:
 
@@ -146,7 +147,7 @@ def watch(ctx, kata_key, poll, max_checks):
     readable(catalog.learner_file(kata, workspace))
     paths = {k: catalog.learner_file(k, workspace) for k in catalog.all_katas()}
     clock = _clock(ctx)
-    checks, banner, current = 0, None, kata
+    checks, banner, current, named = 0, None, kata, kata
 
     def step(kata):
         nonlocal checks, banner, current
@@ -158,6 +159,13 @@ def watch(ctx, kata_key, poll, max_checks):
         checks += 1
         following = next_kata(workspace, record) if result.status == "passed" else None
         click.clear()
+        if result.status == "passed" and kata_key and kata == named:  # `kata watch 01`: watch 01, passed or not
+            echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()),
+                                   f"✓ {kata} passes. Watching it: each save checks it again (Ctrl-C leaves).",
+                                   "Other katas' saves are checked too" + (f"; next not passed: {following}."
+                                                                         if following else ".")))
+            banner = None
+            return None
         if result.status == "passed" and following is not None:
             banner = f"✓ {kata} passed ({len(result.tests)} of {len(result.tests)} checks). Next: {following}."
             return following
