@@ -28,7 +28,6 @@ def list_katas(as_json):
         kata list --json
     """
     from checker.present import render_progress
-    from checker.practice import review
 
     record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
@@ -37,7 +36,7 @@ def list_katas(as_json):
                                 "hints_used": e.hints_used, "seconds_to_pass": e.seconds_to_pass,
                                 "bugs_seen": e.bugs_seen} for k, t, e in rows]))
     else:
-        plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
+        plan = common.review_plan(record)
         echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True)))
 
 
