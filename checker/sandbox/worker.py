@@ -33,12 +33,18 @@ def _learner_frames(tb, path):
     ]
 
 
+def _allocator_refused(exc):
+    """PyTorch's allocator says it ran out of memory with a RuntimeError (DefaultCPUAllocator: can't allocate
+    memory): the same limit as NumPy's MemoryError, so the same message."""
+    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
+
+
 def _error(exc, path):
     name = type(exc).__name__
     if isinstance(exc, SystemExit):
         message = f"the code called sys.exit({exc.code!r})"
-    elif isinstance(exc, MemoryError):
-        message = "the code ran out of memory (the sandbox's memory limit)"
+    elif isinstance(exc, MemoryError) or _allocator_refused(exc):
+        name, message = "MemoryError", "the code ran out of memory (the sandbox's memory limit)"
     elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         name, message = OUTPUT_LIMIT, "the code printed more than the sandbox allows"  # it raised nothing itself
     else:
