@@ -255,7 +255,28 @@ def solution(kata_key, yes):
         if not shown:
             click.echo(f"Not shown. `kata hint {kata.id}` gives the next hint instead.", err=True)
             return
-    click.echo(kata.solution_path.read_text(encoding="utf-8"))
+    click.echo(solution_text(kata.solution_path.read_text(encoding="utf-8")))
+
+
+def solution_text(source):
+    """The solution as the terminal shows it: as written when piped (to copy it) or when it fits; else each
+    line too wide broken at a space, never inside a word, a comment going on as a comment and code or a
+    docstring indented one step further."""
+    width = layout.current()
+    if width is None:
+        return source
+    lines, in_docstring = [], False
+    for line in source.splitlines():
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        code, gap, comment = line.partition("  # ")
+        if (gap and not in_docstring and layout.display_width(line) > width and code.strip()
+                and "'" not in code and '"' not in code):
+            lines += layout.wrap(f"{indent}# {comment}", width, indent + "# ")  # a trailing comment goes above
+            line = code.rstrip()
+        hang = indent + ("" if in_docstring else "# " if line.lstrip().startswith("#") else "    ")
+        lines += layout.wrap(line, width, hang)
+        in_docstring ^= line.count('"""') % 2 == 1
+    return "\n".join(lines) + "\n"
 
 
 @cli.command()

@@ -267,7 +267,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
     report = session.report(status, max(0, hints_after - hints_before))
     markdown = reports.mock_markdown(report)
-    echo("\n" + markdown)
+    echo("\n" + reports.fitted_markdown(markdown))
     try:
         saved = mocks.save(report, markdown, workspace / ".kata" / "mocks", attempt=path)
         written = mocks.write(report, markdown, report_path) if report_path else None

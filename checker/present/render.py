@@ -2,6 +2,8 @@
 
 import os
 
+import re
+
 import click
 
 from checker.present import escape, layout
@@ -142,7 +144,8 @@ def _failure_lines(test, file, prompts, fixed=None):
     # A hidden test's message may be laid out in lines (kata 09's top-p table, kata 12's two hypotheses): they
     # stay lines. Learner text cannot add any: LearnerError puts what it quotes on one line.
     first, *rest = escape.lines(test.message)
-    lines = [f"{mark} {click.style(test.name, bold=True)}: {first}"] + rest
+    rows = [layout.Row(line) if re.search(r"\S {2,}\S", line) else line for line in rest]  # a table's rows
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {first}"] + rows
     if test.picture is not None:
         width = layout.current()
         lines += [layout.Kept("    " + line) for line in grid_lines(test.picture, None if width is None else width - 4)]
