@@ -211,17 +211,22 @@ def _hints_from_a_check(kata, workspace):
     from checker.engine.runner import check as run_check
 
     result = run_check(kata, path, seed=learner_seed(workspace, kata))
-    unexplained = "remaining" in result.details and result.details["remaining"] is None
+    if "remaining" in result.details and result.details["remaining"] is None:
+        said = getattr(kata.part("hints"), "unexplained", None)
+        unexplained = said(result.details) if said else ("computes what no mix of the planted bugs computes: an "
+                                                         "edit changed a line into something that is neither the "
+                                                         "planted bug nor its fix (or fixed it halfway)")
+    else:
+        unexplained = None
     return deeper(result.details, prompts.fix_of), unexplained
 
 
 def _no_deeper_hint(kata, unexplained):
-    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does."""
+    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does
+    (`unexplained`: that, said with the site where it departs)."""
     if unexplained:
-        return (f"No hint from your file: it computes what no mix of the planted bugs computes, so one of your "
-                f"edits changed a line into something that is neither the planted bug nor its fix (or fixed it "
-                f"halfway). `kata check {kata.id}` says where the numbers differ; `kata reset {kata.id}` brings "
-                f"the planted stub back and keeps your file.")
+        return (f"No hint from your file: it {unexplained}. `kata check {kata.id}` says where the numbers "
+                f"differ; `kata reset {kata.id}` brings the planted stub back and keeps your file.")
     return (f"No hint from your file: it holds no planted bug the checker can point at "
             f"(`kata check {kata.id}` says what still fails).")
 
