@@ -153,7 +153,8 @@ def build(test, learner_file, kata_id, data_file, frontend="numpy"):
             "# the call it made, on your file. The checker said:", *(f"#   {line}" for line in _lines(message, 72)),
             "import importlib.util", "", "import numpy as np", *(["import torch"] if torch else []),
             "from numpy import inf, nan", "",
-            f"spec = importlib.util.spec_from_file_location('learner', {str(Path(learner_file).resolve())!r})",
+            f"path = {str(Path(learner_file).resolve())!r}  # your file",  # a line of its own: 80 columns
+            "spec = importlib.util.spec_from_file_location('learner', path)",
             "kata = importlib.util.module_from_spec(spec)", "spec.loader.exec_module(kata)"]
     if writer.arrays:
         head.append(f"inputs = np.load({str(Path(data_file).resolve())!r})")
