@@ -192,11 +192,15 @@ def grid_lines(grid, width=None):
     if drawn is None:
         return []
     got, want, allowed, differs = drawn
-    keys = "".join(f"{'k' + str(j):>{_CELL}}" for j in range(got.shape[1])) + "    sum"
+    import numpy as np
+
+    with np.errstate(invalid="ignore"):  # a negative value fills a cell: one more column keeps cells apart
+        cell = _CELL + bool((got < 0).any() or (want < 0).any())
+    keys = "".join(f"{'k' + str(j):>{cell}}" for j in range(got.shape[1])) + "    sum"
     block = len(keys) + 4
-    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
+    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j], cell) for j in range(got.shape[1]))
             + _sum(got[i], want[i]) for i in range(got.shape[0])]
-    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False) for j in range(got.shape[1]))
+    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False, cell) for j in range(got.shape[1]))
              + _sum(want[i], want[i]) for i in range(got.shape[0])]
     if width is not None and 2 * block + 3 > width:  # stacked: yours, then the expected ones
         return [layout.Kept(line) for line in [f"    {grid.title}: yours", f"    {keys}", *mine, "    expected",
@@ -206,7 +210,7 @@ def grid_lines(grid, width=None):
     return [layout.Kept(line) for line in lines]
 
 
-def _cell(value, allowed, differs):
+def _cell(value, allowed, differs, width=_CELL):
     if not allowed and value == 0:
         text = "·"
     elif value != value:  # NaN
@@ -214,7 +218,7 @@ def _cell(value, allowed, differs):
     else:
         text = f"{value:.2f}"
     text = f"{text}{'*' if differs else ' '}"
-    text = f"{text:>{_CELL}}"
+    text = f"{text:>{width}}"
     return click.style(text, fg="red", bold=True) if differs else text
 
 
