@@ -99,7 +99,8 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
         sys.exit(0 if all(r.status == Status.PASSED for r in results) else 1)
     after = next_step_text(workspace, record) if record and not check_all else None
     # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
-    texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k), verbose=verbose, next_step=after)
+    texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k), verbose=verbose, next_step=after,
+                               repro=repro)
              for r, k in zip(results, katas)]
     if check_all:
         texts.append(render.summary_lines(results))

@@ -35,13 +35,15 @@ def color_wanted():
     return False if os.environ.get("NO_COLOR") else None
 
 
-def check_text(result, prompts=None, command="kata", watching=False, strict=False, verbose=False, next_step=None):
+def check_text(result, prompts=None, command="kata", watching=False, strict=False, verbose=False, next_step=None,
+               repro=False):
     """A check's result: status line, then each failure with its call, its bug and a fix.
 
     Failures come most informative first (a named bug with a picture leads). `watching` (kata watch,
     kata mock): the first failure only, and "save" where it says "run". `strict` (a mock interview):
     the status and the failing checks' names, never a bug name, a fix or a picture. `verbose`: every
-    check, passed ones too. `next_step`: what to do after a pass, one line.
+    check, passed ones too. `next_step`: what to do after a pass, one line. `repro`: the repro follows, so
+    the line offering it is left out.
     """
     label, colour = status_label(result.status)
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
@@ -67,7 +69,8 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if strict:
         lines += _strict_lines(result)
     else:
-        lines += _failures_lines(result, prompts, command, 1 if watching else None if verbose else SHOWN_FAILURES)
+        lines += _failures_lines(result, prompts, command, 1 if watching else None if verbose else SHOWN_FAILURES,
+                                 repro)
     if verbose:
         lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
@@ -82,7 +85,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     return "\n".join(layout.fit(lines))
 
 
-def _failures_lines(result, prompts, command, shown):
+def _failures_lines(result, prompts, command, shown, repro=False):
     failures = _fold_repeated_crashes(result.ranked_failures)
     shown = len(failures) if shown is None else shown
     lines, fixed = [], set()
@@ -93,7 +96,7 @@ def _failures_lines(result, prompts, command, shown):
     hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
         lines += ["", f"... and {hidden} more: `{command} check {result.kata} --verbose` shows every check."]
-    if shown > 1 and any(test.calls for test, _ in failures):
+    if shown > 1 and not repro and any(test.calls for test, _ in failures):
         lines += ["", f"`{command} check {result.kata} --repro` writes the first failing call as a Python snippet "
                       "to run on your file."]
     return lines
