@@ -97,6 +97,26 @@ def fate(case, tokens):
     return f"the right search stops after step {len(steps)} ({why}), before yours is complete"
 
 
+def journey(case, tokens):
+    """How the right search reaches `tokens` (the expected hypothesis), step by step in words: where it was kept
+    live and where it finished, each with its rank, so a learner sees which candidate their search let go."""
+    steps = []
+    search(**{k: case[k] for k in ("logprobs", "prompt", "beam_width", "max_new", "eos", "length_penalty")},
+           steps=steps)
+    said = []
+    for number, step in enumerate(steps[:len(tokens)], start=1):
+        prefix = tokens[:number]
+        rank = next((i for i, (t, _) in enumerate(step.ranked) if t == prefix), None)
+        if rank is None:
+            return ""
+        what = {"live": "kept live", "finished": "finished"}.get(step.fates[rank], step.fates[rank])
+        said.append(f"{prefix} {what} at step {number} (rank {rank + 1} of {len(step.ranked)})")
+    if not said:
+        return ""
+    shown = said if len(said) <= 3 else ["..."] + said[-2:]
+    return "the expected one: " + ", ".join(shown) + "; yours never returned it"
+
+
 class Evidence:
     """A test's calls and the learner's answers: the bug named is the one whose variant reproduces every
     answer (and is wrong on one), when no variant of another bug does, nor any rival (a bug outside the
@@ -143,6 +163,8 @@ def beam_failure(case, tokens, score, right_tokens, right_score, named, why=""):
              hypothesis_line("yours", case, tokens, score), hypothesis_line("expected", case, right_tokens)]
     if tokens != right_tokens:
         lines.append(fate(case, tokens))
+        if lines[-1].endswith("was finished first)"):  # the right search finished both: show how it reached its own
+            lines.append(journey(case, right_tokens))
     elif not agree(encoded([], score), encoded([], right_score)):
         lines.append(f"the right tokens, a wrong score: score = sum / (new tokens, eos included) ** "
                      f"length_penalty = {_number(right_score)}")

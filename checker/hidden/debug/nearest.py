@@ -4,7 +4,8 @@ planted, read from what the file computes (the probes of probes.py), never from 
 The probes call the helpers one by one before the decoder (softmax twice, causal_mask, split_heads,
 merge_heads), then cached_attention, the cache alone, and cached_attention again. Against the mix of the
 planted bugs the file is nearest to (the fewest probes apart), the first helper whose own probe departs is
-the site; when every helper's probe agrees, it is cached_attention's own lines.
+the site (a KVCache that cannot be made gives fewer answers: the cache); when every helper's probe agrees,
+it is cached_attention's own lines.
 """
 
 import ast
@@ -12,29 +13,33 @@ import itertools
 
 from checker.hidden.debug import plants, probes
 
-# what each probe of probes.answers calls, in its order (a KVCache that raises gives one answer, not four)
-CALLED = ("softmax", "softmax", "causal_mask", "split_heads", "merge_heads", "cached_attention",
-          "KVCache", "KVCache", "KVCache", "KVCache", "cached_attention", "cached_attention", "cached_attention",
-          "cached_attention", "cached_attention")
 HELPERS = ("softmax", "causal_mask", "split_heads", "merge_heads", "KVCache")
 
 
-def site(got, planted):
+def function_of(label):
+    """The function a probe's label (probes.answers' `labels`) asks: `KVCache.append` and `len(cache)` are the
+    cache's, a decode call is cached_attention's."""
+    if label.startswith("KVCache") or "len" in label:
+        return "KVCache"
+    return label if label in HELPERS else "cached_attention"
+
+
+def site(got, labels, planted):
     """(function, first line, last line, planted lines or None) where `got` (probes.answers of the learner's
-    file) departs from every mix of the `planted` bugs, its lines those of the stub as planted (and the lines of
-    the plant inside it, if any); None when some mix explains every probe."""
-    if len(got) != len(CALLED):
-        return _where("KVCache", planted)  # its construction raised: the cache's probes collapsed to one
+    file, `labels` its functions) departs from every mix of the `planted` bugs, its lines those of the stub as
+    planted (and the lines of the plant inside it, if any); None when some mix explains every probe."""
     apart = None
     for size in range(len(planted) + 1):
         for subset in itertools.combinations(sorted(planted), size):
-            off = [i for i, (mine, theirs) in enumerate(zip(got, probes.planted_answers(subset)))
-                   if not probes.same(mine, theirs)]
+            want = probes.planted_answers(subset)
+            off = [i for i, (mine, theirs) in enumerate(zip(got, want)) if not probes.same(mine, theirs)]
+            off += list(range(min(len(got), len(want)), max(len(got), len(want))))  # probes one side lacks
             if apart is None or len(off) < len(apart):
                 apart = off
     if not apart:
         return None
-    helpers = [CALLED[i] for i in apart if CALLED[i] in HELPERS]
+    functions = [function_of(labels[i]) if i < len(labels) else "KVCache" for i in apart]
+    helpers = [name for name in functions if name != "cached_attention"]
     return _where(helpers[0] if helpers else "cached_attention", planted)
 
 

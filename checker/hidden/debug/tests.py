@@ -33,14 +33,20 @@ def test_planted_bugs_fixed(kata, seed):
     from checker.engine.runner import DEFAULT_SEED
 
     planted = plants.planted(seed, DEFAULT_SEED)
-    got = probes.answers(kata)
+    labels = []
+    got = probes.answers(kata, labels)
     remaining = probes.remaining(kata, planted, got)
     if remaining is None:
-        off = nearest.site(got, planted)
-        where = f"; the first to depart from every mix: {nearest.text(off)}" if off else ""
+        parted = probes.first_divergence(kata, planted)
+        where = ""
+        if parted:
+            call, number, total, agreeing = parted
+            before = f"; {', '.join(agreeing)} agree before it" if agreeing else ""
+            where = f". The first answer no mix gives: {call} (probe {number} of {total}{before})"
         raise Failure(f"of the {len(planted)} planted bugs, the checker cannot tell how many remain: the file "
                       "computes what no mix of them computes (a fix that changed something else too, or a bug "
-                      f"fixed halfway){where}", details={"planted": list(planted), "remaining": None, "site": off})
+                      f"fixed halfway){where}", details={"planted": list(planted), "remaining": None,
+                                                           "site": nearest.site(got, labels, planted)})
     if remaining:
         raise Failure(f"{len(remaining)} of {len(planted)} planted bugs remain",
                       details={"planted": list(planted), "remaining": remaining})
