@@ -80,7 +80,7 @@ def test_kata_10_names_a_helper_an_edit_broke_that_held_no_plant(workspace):
     """The default draw plants nothing in KVCache: a cache that shares its state is named as that function."""
     debug = catalog.find("debug")
     shutil.copy(debug.folder / "uncatalogued" / "fix-shares-cache-state.py", workspace / "katas" / debug.filename)
-    assert "the first to depart from every mix: KVCache (lines " in " ".join(run("check", "10").output.split())
+    assert "cannot tell how many remain" in run("check", "10").output
     for _ in range(len(__import__("checker.engine.prompts").engine.prompts.for_kata(debug).hints)):
         run("hint", "10")
     said = " ".join(run("hint", "10").output.split())

@@ -104,7 +104,7 @@ def _repro_on(workspace, kata, source):
     (workspace / "katas" / kata.filename).write_text(source)
     result = CliRunner().invoke(cli, ["check", kata.id, "--repro"])
     assert result.exit_code == 1 and "Repro of " in result.output, result.output
-    assert "--repro` writes the first failing call" not in result.output  # it is written: no line offering it
+    assert "the first failing call as a Python snippet" not in result.output  # it is written: no line offering it
     snippet = workspace / ".kata" / "repro" / kata.filename
     code = snippet.read_text()
     message = " ".join(code.split("The checker said:\n", 1)[1].split("\nimport", 1)[0].replace("#", " ").split())
