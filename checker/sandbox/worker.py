@@ -180,7 +180,8 @@ def _serve(requests, replies, path, bridge=None):
         name = request["name"]
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
-            return bridge.to_numpy(_apply(target, name, sent, kwargs)), args
+            result = _apply(target, name, sent, kwargs)
+            return bridge.to_numpy(result), [bridge.to_numpy(arg) for arg in sent]  # what the file was handed, after
         return _apply(target, name, args, kwargs), args
 
     def register(obj):
