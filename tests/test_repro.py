@@ -95,7 +95,9 @@ TELLING = {  # kata -> a failing file whose message reports a value (or an error
     "gqa": ZOO / "gqa" / "causal-ignored--always.py", "flash": ZOO / "flash" / "causal-ignored.py",
     "sampling": ZOO / "sampling" / "filter-before-temperature.py", "debug": UNCATALOGUED / "debug" / "fix-mutates-x.py",
     "backward": ZOO / "backward" / "backward-ignores-mask.py", "beam-search": ZOO / "beam-search" / "beam-drops-finished.py",
+    "sliding-window": ZOO / "sliding-window" / "ring-order-wrong.py",
 }
+SEARCHED = 6  # a kata not listed yet: the first of its zoo files (sorted) whose message reports a number
 
 
 def _repro_on(workspace, kata, source):
@@ -117,12 +119,19 @@ def _repro_on(workspace, kata, source):
 
 
 def test_every_katas_repro_prints_another_value_on_the_reference(workspace):
-    assert set(TELLING) == {kata.slug for kata in catalog.all_katas()} - {"kv-cache-torch"}
-    for slug, source in TELLING.items():
-        kata = catalog.find(slug)
-        message, (code, out, err), (ref_code, ref_out, ref_err) = _repro_on(workspace, kata, source.read_text())
-        assert code == 0 and ref_code == 0, (slug, err, ref_err)
-        assert out.strip() and out != ref_out, (slug, message, out, ref_out)
+    from checker.practice.repro import reported
+
+    for kata in catalog.all_katas():
+        sources = [TELLING[kata.slug]] if kata.slug in TELLING else sorted((ZOO / kata.slug).glob("*.py"))[:SEARCHED]
+        for source in sources:
+            message, (code, out, err), (ref_code, ref_out, ref_err) = _repro_on(workspace, kata, source.read_text())
+            if kata.slug in TELLING or reported(message):
+                break
+        else:
+            raise AssertionError(f"kata {kata.id}: none of its first {SEARCHED} zoo files reports a number: "
+                                 "name a telling one in TELLING")
+        assert code == 0 and ref_code == 0, (kata.slug, err, ref_err)
+        assert out.strip() and out != ref_out, (kata.slug, message, out, ref_out)
 
 
 def test_a_repro_replays_len_on_a_learner_object(workspace):

@@ -55,8 +55,8 @@ def reported(message):
     found = re.search(r"at (\[[\d, ]+\]): got " + _NUMBER, message)
     if found:
         return found.group(2), tuple(int(i) for i in found.group(1)[1:-1].split(","))
-    found = (re.search(r"\bgot " + _NUMBER, message)
-             or re.search(r"\b(?:is|was|returned) " + _NUMBER + r"(?![\w.(\[])", message))
+    found = (re.search(r"\bgot " + _NUMBER, message)  # `len(cache) is 3`: a value a call gave, not `3 positions`
+             or re.search(r"(?:\) (?:is|was)|\breturned) " + _NUMBER + r"(?![\w.(\[])", message))
     return (found.group(1), None) if found else None
 
 
