@@ -165,6 +165,8 @@ def _reading(asked):
     asked_for = re.search(r"\bhow many (\w+)", asked.prompt.lower())  # "How many MiB ...": a size in MiB
     unit = (q.unit or (asked_for.group(1) if asked_for else "")).lower()
     nouns = quiz_reply.words_of(f"{asked.prompt} {unit}")
+    if asked_for and asked_for.group(1) == "times":  # "How many times more ...?": "8 times" (never 2 times 4)
+        nouns |= {"times"}
     return (unit if unit in quiz_reply.BYTE_UNITS else None), nouns, q.tolerance is not None or q.decimals is not None
 
 
