@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.engine.crashes import full_transpose_error  # noqa: F401 - the tests import it from here
 from checker.engine.evidence import symptom_only
 
 
@@ -484,17 +485,6 @@ def describe_difference(got, want, rtol, atol, axes=None):
 
 
 # --- naming k.T on a batch from the error it raises ------------------------------------------------
-
-def full_transpose_error(message, q_shape, k_shape):
-    """True when `message` is what q @ k.T (or np.dot(q, k.T)) raises for a batched k of `k_shape`: k.T
-    reverses every axis, so the product meets k's axis 1 where the d channels of q belong (np.matmul's
-    or np.dot's shape message)."""
-    if len(k_shape) < 3 or k_shape[1] == q_shape[-1]:
-        return False
-    d, wrong = q_shape[-1], k_shape[1]
-    return (f"size {wrong} is different from {d}" in message or
-            f"{d} (dim {len(q_shape) - 1}) != {wrong} (dim {len(k_shape) - 2})" in message)
-
 
 def full_transpose_failure(call, error, k_shape, keys="k"):
     """The Failure naming batch-transpose for a learner's error recognised by `full_transpose_error`."""

@@ -7,8 +7,10 @@ full `k.T` run silently, integer inputs whose scores are not whole numbers.
 import numpy as np
 
 from checker.hidden.scores import variants
+from checker.engine.kept import expect_kept
 from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, expect_close, expect_float, expect_shape, \
-    expect_unchanged, scale_between, show, variants_in
+    expect_unchanged, full_transpose_error, full_transpose_failure, scale_between, show, variants_in
+from checker.sandbox import LearnerError
 
 API = {"attention_scores": ("q", "k")}
 
@@ -18,9 +20,15 @@ DIVISORS = variants_in(vars(variants), of="divisor")
 
 
 def _run(kata, ref, q, k):
-    """The learner's scores, the right ones (in float64), and the call as text."""
+    """The learner's scores, the right ones (in float64), and the call as text. The shape error a batched k.T
+    raises (NumPy's or PyTorch's words for these very shapes) names batch-transpose, not left a bare crash."""
     call = call_text("attention_scores", q=q, k=k)
-    got = as_array(kata.attention_scores(q, k), call)
+    try:
+        got = as_array(kata.attention_scores(q, k), call)
+    except LearnerError as error:
+        if error.not_implemented or not full_transpose_error(error.message, np.shape(q), np.shape(k)):
+            raise
+        raise full_transpose_failure(call, error, np.shape(k)) from None
     return got, ref.attention_scores(np.asarray(q, np.float64), np.asarray(k, np.float64)), call
 
 
@@ -164,3 +172,34 @@ def test_inputs_unchanged(kata, rng):
         _, after = kata.attention_scores.keeping_args(q.copy(), k.copy())
         expect_unchanged(call_text("attention_scores", q=q, k=k), {"q": q, "k": k}, after,
                          advice="work on a copy, never the caller's array")
+
+
+def _wrapped(q, k):
+    """q . k^T / sqrt(d_k) with the product computed in the inputs' own integer type, wrapping around on overflow
+    (NumPy's matmul of int8 arrays): what code that never casts small integers computes."""
+    dtype = np.result_type(np.asarray(q).dtype, np.asarray(k).dtype)
+    product = np.asarray(q).astype(np.int64) @ np.swapaxes(np.asarray(k).astype(np.int64), -1, -2)
+    return product.astype(dtype).astype(np.float64) / np.sqrt(np.shape(q)[-1])
+
+
+def test_small_integer_types(kata, ref, rng):
+    # values up to +-120 over d_k = 5: products reach 72,000, far past int8 and int16, and uint8 too; the
+    # result must be the true scores as floats (SPEC: integers of any width, computed without overflow)
+    for dtype in (np.int8, np.uint8, np.int16):
+        low = 0 if dtype == np.uint8 else -120
+        q, k = rng.integers(low, 121, size=(3, 5)).astype(dtype), rng.integers(low, 121, size=(4, 5)).astype(dtype)
+        got, want, call = _run(kata, ref, q, k)
+        if got.shape == want.shape and not np.allclose(got, want) and np.allclose(got, _wrapped(q, k)):
+            raise Failure(f"{call} returned scores {show(got.ravel()[:3])}..., expected {show(want.ravel()[:3])}...: "
+                          f"the products were computed in {np.dtype(dtype).name} and wrapped around (the largest "
+                          f"{np.dtype(dtype).name} is {np.iinfo(dtype).max}); cast to float before multiplying")
+        expect_float(got, call)
+        _compare(got, want, call, q, k, why=f"{np.dtype(dtype).name} inputs give the true scores, without overflow")
+
+
+def test_results_are_new_arrays(kata, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second
+    for dtype in (np.float64, np.float32):
+        q1, k1, q2, k2 = (rng.normal(size=shape).astype(dtype) for shape in ((3, 4), (5, 4), (3, 4), (5, 4)))
+        expect_kept(kata.attention_scores, (q1, k1), (q2, k2), call_text("attention_scores", q=q1, k=k1),
+                    "a second call on other inputs")
