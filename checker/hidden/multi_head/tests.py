@@ -9,6 +9,7 @@ merge are checked on their own and again through multi_head_attention, which may
 import numpy as np
 
 from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
+from checker.engine.kept import expect_kept
 from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
     expect_float, expect_shape, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
@@ -417,3 +418,14 @@ def test_inputs_unchanged(kata, rng):
         else:
             _, after = function.keeping_args(*copies)
         expect_unchanged(call, dict(zip(names, args)), after, "mutates-input")
+
+
+def test_results_are_new_arrays(kata, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second (a split
+    # that is a view of its x is fine: nothing writes into that x afterwards)
+    (x1, weights), (x2, _) = _inputs(rng, 2, 5, 12), _inputs(rng, 2, 5, 12)
+    expect_kept(kata.split_heads, (x1, 3), (x2, 3), call_text("split_heads", x=x1, n_heads=3), "a second call")
+    h1, h2 = rng.normal(size=(2, 3, 5, 4)), rng.normal(size=(2, 3, 5, 4))
+    expect_kept(kata.merge_heads, (h1,), (h2,), call_text("merge_heads", x=h1), "a second call")
+    call = call_text("multi_head_attention", x=x1, **dict(zip(WEIGHT_NAMES, weights)), n_heads=3)
+    expect_kept(kata.multi_head_attention, (x1, *weights, 3), (x2, *weights, 3), call, "a second call on another x")

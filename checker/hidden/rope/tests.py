@@ -12,7 +12,9 @@ batch where b = n_k = d (so a full k.T runs) and scores near 1e3; kata 01-03's b
 import numpy as np
 
 from checker.hidden.rope.probe import Probe, angles_text, radians, rope_call, run_rope
-from checker.hidden.rope.variants import ATTENTION_VARIANTS, ROPE_VARIANTS, frequencies, right, unmasked
+from checker.hidden.rope.variants import ATTENTION_RIVALS, ATTENTION_VARIANTS, ROPE_RIVALS, ROPE_VARIANTS, \
+    frequencies, right
+from checker.engine.kept import expect_kept
 from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, Suspects, bug, call_text, changed, close, describe_difference, \
     expect_precision, first_difference, full_transpose_error, full_transpose_failure, one_array, tolerance
@@ -62,7 +64,7 @@ def _expect_rope(got, x, positions, base, call, why=""):
 def _rope_suspect(got, x, positions, base=10000.0):
     """(bug id, why) when got is what a catalogued bug of rope outputs for (x, positions, base), else None."""
     want = right(x, positions, base)
-    return Suspects(ROPE_VARIANTS, x, np.asarray(positions), base).match(np.asarray(got, np.float64), want,
+    return Suspects(ROPE_VARIANTS, x, np.asarray(positions), base, rivals=ROPE_RIVALS).match(np.asarray(got, np.float64), want,
                                                                          *rope_tolerance(x, positions, base))
 
 
@@ -269,7 +271,7 @@ def _compare_attention(got, call, ref, q, k, v, why="", base=10000.0):
         return
     detail = f"{call} returned wrong values {first_difference(got, want, rtol, atol)}"
     inputs = [np.asarray(a, np.float64) for a in (q, k, v)]
-    matched = Suspects(ATTENTION_VARIANTS, *inputs, base, rivals=(unmasked,)).match(got, want, rtol, atol)
+    matched = Suspects(ATTENTION_VARIANTS, *inputs, base, rivals=ATTENTION_RIVALS).match(got, want, rtol, atol)
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
@@ -397,3 +399,13 @@ def _expect_unchanged(call, names, before, after):
             change = f" ({changed(was, now)})" if now.shape == was.shape else ""
             raise Failure(f"{call} changed its argument {name}{change}: work on new arrays, never the caller's",
                           "mutates-input", exact=True)
+
+
+def test_results_are_new_arrays(kata, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second
+    x1, x2 = rng.normal(size=(2, 5, 8)), rng.normal(size=(2, 5, 8))
+    positions = np.arange(3, 8)
+    expect_kept(kata.rope, (x1, positions), (x2, positions), rope_call(x1, positions, None), "a second call")
+    first, second = ([rng.normal(size=(2, n, 8)) for n in (2, 5, 5)] for _ in range(2))
+    call = call_text("rope_attention", q=first[0], k=first[1], v=first[2])
+    expect_kept(kata.rope_attention, tuple(first), tuple(second), call, "a second call on other inputs")
