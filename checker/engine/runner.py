@@ -150,6 +150,7 @@ def _outcome(test, name, fixtures, session, wanted):
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
     except Failure as failure:
+        _confirm(failure, fixtures["kata"], Failure)
         outcome = TestOutcome(name, Status.FAILED, failure.bug, failure.message, failure.exact, picture=failure.picture,
                               details=failure.details)
         if failure.nonfinite:
@@ -205,6 +206,20 @@ def not_an_answer(error_type):
     """True when a learner's exception of this type is an `error` (the file could not answer), False when it is
     the answer failing: any other exception a hidden test's in-contract input provokes."""
     return error_type in _NOT_AN_ANSWER
+
+
+def _confirm(failure, kata, failure_type):
+    """Keep a failure's bug name only if its `confirm` (inputs that tell that bug apart) agrees on the learner's code;
+    else the failure stands, unnamed. A crash or a failure while confirming is disagreement."""
+    if not failure.bug or failure.confirm is None:
+        return
+    try:
+        agreed = bool(failure.confirm(kata))
+    except (failure_type, LearnerError, SandboxError):
+        agreed = False
+    if not agreed:
+        failure.message += f" (inputs chosen to tell {failure.bug} apart disagree: no bug is named from this check)"
+        failure.bug, failure.exact = None, False
 
 
 MEMORY = "(a loop that keeps allocating, or a table too big?); the other checks were not run"

@@ -10,7 +10,9 @@ and in the one test that chains the two.
 
 import numpy as np
 
+from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.engine.telling import scale_confirmation
 from checker.sandbox import LearnerError
 from checker.engine.crashes import torch_fill_overflows
 from checker.engine.kept import expect_kept
@@ -222,7 +224,8 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         extra = {"picture": _picture(weights, want_weights, allowed, rtol, atol),
                  "nonfinite": not np.isfinite(weights).all()}
         if matched:
-            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, **extra)
+            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True,
+                          confirm=scale_confirmation(matched[0], _scale_matched), **extra)
         raise Failure(f"{detail}: {why if about_keys and why else SOFTMAX_OF_VISIBLE}", **extra)
     # out sums weights times values: its rounding scales with the values, not with out itself
     atol = max(atol, rtol * float(np.abs(np.asarray(v, np.float64)).max(initial=0)))
@@ -230,6 +233,20 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         _uniform_output_rows(out, want_out, allowed, np.asarray(v, np.float64), call, rtol, atol)
         raise Failure(f"{call} returned out with wrong values {first_difference(out, want_out, rtol, atol)}: "
                       "out must be weights @ v (zeros for a query with no visible key)")
+
+
+def _scale_matched(kata, sizes):
+    """The id the learner's weights match with no mask on an input of `sizes` (engine/telling.py), or None."""
+    n_q, n_k, d, _ = sizes
+    rng = np.random.default_rng(2017)
+    q, k, v = rng.normal(size=(2, n_q, d)), rng.normal(size=(2, n_k, d)), rng.normal(size=(2, n_k, 4))
+    _, weights = as_pair(kata.attention(q, k, v), "")
+    every = np.ones((n_q, n_k), bool)
+    want = pieces.fill_guarded(pieces.scores(q, k), every, pieces.softmax)
+    if weights.shape != want.shape:
+        return None
+    matched = Suspects(WEIGHT_VARIANTS, q, k, v, every).match(weights, want, *tolerance(weights, q, k, v))
+    return matched and matched[0]
 
 
 # --- shape first ---------------------------------------------------------------------------------

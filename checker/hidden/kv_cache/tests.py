@@ -15,6 +15,7 @@ from checker.engine import catalog
 from checker.hidden.kv_cache.variants import APPEND_VARIANTS, ATTENTION_VARIANTS, Plan, uniform_plan
 from checker.hidden.multi_head.variants import split_heads
 from checker.engine.kept import expect_kept
+from checker.engine.telling import scale_confirmation
 from checker.engine.proxy import LearnerObject
 from checker.sandbox import LearnerError
 from checker.engine.testkit import measured, weight
@@ -159,13 +160,25 @@ def _compare(got, want, plan, why="", suspects=True, lengths=None):
         matched, why = None, (why + "; " if why else "") + ("each call saw only the newest tokens, though len(cache) "
                                                              "counts every position: attend over every cached one")
     if matched:
-        raise Failure(f"{plan.describe()}: {detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
+        raise Failure(f"{plan.describe()}: {detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite,
+                      confirm=scale_confirmation(matched[0], _scale_matched))
     wrong_calls = [i + 1 for i, (first, size) in enumerate(calls) if bad[:, first - plan.seeded:
                                                                         first - plan.seeded + size].any()]
     looks = [f"wrong calls: {', '.join(map(str, wrong_calls))} of {len(calls)}" if len(calls) > 1 else "",
              describe_difference(got, want, rtol, atol, ("example", "position", "channel")), why]
     raise Failure(f"{plan.describe()}: {detail}" + "".join(f"; {text}" for text in looks if text),
                   nonfinite=nonfinite)
+
+
+def _scale_matched(kata, sizes):
+    """The id the learner's outputs match on a prefill and a decode step of `sizes` (engine/telling.py), or None."""
+    n, _, d_head, n_heads = sizes
+    x, weights = _inputs(np.random.default_rng(2017), 2, n, d_head * n_heads)
+    plan = uniform_plan(x, weights, n_heads, (n - 1, 1))
+    got, _ = _feed(kata, plan)
+    want = _full_attention()(x, *weights, n_heads, causal=True)
+    matched = Suspects(ATTENTION_VARIANTS, plan).match(got, want, *tolerance(got, x, *weights))
+    return matched and matched[0]
 
 
 def _expect_lengths(lengths, plan):

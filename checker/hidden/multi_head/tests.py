@@ -8,8 +8,10 @@ merge are checked on their own and again through multi_head_attention, which may
 
 import numpy as np
 
+from checker.hidden.multi_head import variants as mha_variants
 from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
 from checker.engine.kept import expect_kept
+from checker.engine.telling import scale_confirmation
 from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
     expect_float, expect_shape, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
@@ -138,7 +140,20 @@ def _run_mha(kata, ref, x, weights, n_heads, **causal):
 def _compare_mha(got, want, call, x, weights, n_heads, why="", **causal):
     x64, weights64 = np.asarray(x, np.float64), [np.asarray(w, np.float64) for w in weights]
     expect_close(got, want, call, Suspects(MHA_VARIANTS, x64, *weights64, n_heads, **causal), why=why,
-                 inputs=(x, *weights), axes=("example", "token", "channel"))
+                 inputs=(x, *weights), axes=("example", "token", "channel"),
+                 confirm=lambda bug_id: scale_confirmation(bug_id, _scale_matched))
+
+
+def _scale_matched(kata, sizes):
+    """The id the learner's output matches (causal) on an input of `sizes` (engine/telling.py), or None."""
+    n, _, d_head, n_heads = sizes
+    x, weights = _inputs(np.random.default_rng(2017), 2, n, d_head * n_heads)
+    got = np.asarray(kata.multi_head_attention(x, *weights, n_heads, True), np.float64)
+    want = mha_variants._attention(x, *weights, n_heads, causal=True)  # every piece the right one
+    if got.shape != want.shape:
+        return None
+    matched = Suspects(MHA_VARIANTS, x, *weights, n_heads, causal=True).match(got, want, *tolerance(got, x, *weights))
+    return matched and matched[0]
 
 
 def _expect_value_error(function, call, d_model, n_heads, *args):
