@@ -98,3 +98,27 @@ def test_a_torch_file_that_grows_the_prompt_is_seen(tmp_path):
     file.write_text("import torch  # a torch file\n" + (ZOO / "beam-search" / "mutates-input.py").read_text())
     result = check(catalog.find("12"), file, TORCH_LIMITS)
     assert result.frontend == "torch" and "mutates-input" in result.bugs, result.to_json()
+
+
+def test_the_telling_sizes_separate_every_scale_bug_and_its_rivals():
+    from checker.engine.telling import SIZES, separated
+
+    assert all(separated(*sizes) for sizes in SIZES)
+    assert not separated(6, 3, 6, 3)  # control: n_q = d_head, so sqrt(n_q) is the right divisor there
+
+
+def test_a_name_whose_confirmation_disagrees_is_dropped_and_the_check_still_fails():
+    from checker.engine.runner import _confirm
+    from checker.engine.testkit import Failure
+
+    for confirm, named in ((lambda kata: True, "scale-by-dk"), (lambda kata: False, None), (None, "scale-by-dk")):
+        failure = Failure("scores wrong", "scale-by-dk", exact=True, confirm=confirm)
+        _confirm(failure, kata=None, failure_type=Failure)
+        assert failure.bug == named and (named is not None or "no bug is named" in failure.message)
+
+    def crashes(kata):
+        raise Failure("the confirming call went wrong")
+
+    failure = Failure("scores wrong", "scale-by-dk", confirm=crashes)
+    _confirm(failure, kata=None, failure_type=Failure)
+    assert failure.bug is None
