@@ -220,7 +220,9 @@ def _check_appends(kata, rng, b, h, chunks, d_head):
                 raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
             raise Failure(f"{call} {detail}: every position appended so far, old ones first, (b, h, n, d_head)")
         length = _length(cache, "cache")
-        if index and length == t != sum(chunks[:index + 1]):
+        # len right after every earlier append, then the size of the last chunk alone: the cache lost what it held
+        # (a len wrong from the first append on counts something else: calls, another axis)
+        if index and wrong_length is None and length == t != sum(chunks[:index + 1]):
             raise Failure(f"len(cache) is {length} after appending {' + '.join(str(c) for c in chunks[:index + 1])} "
                           f"positions, the size of the last chunk alone: the cache kept only what it was given last",
                           "cache-overwritten", exact=True)
@@ -531,7 +533,7 @@ def test_inputs_unchanged(kata, rng):
                          "n_heads=3)", args, after, "mutates-input")
 
 
-def test_results_are_new_arrays(kata, rng):
+def test_results_stay_unchanged(kata, rng):
     # a result must not change because of a later call: keep the first, read it again after a second (a cache's
     # k_all that is a view of its buffer is fine: later appends write past it, never into it)
     x, weights = _inputs(rng, 2, 5, 12)
