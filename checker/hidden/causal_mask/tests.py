@@ -510,8 +510,8 @@ def test_float16(kata, ref, rng):
         if any(np.isnan(x).any() for x in control):
             raise
         raise Failure(f"{error.call} raised {error}, while the same call in float32 runs: a fill like -1e9 cannot "
-                      f"be held in float16 (whose largest number is {np.finfo(np.float16).max:.0f}; NumPy makes it "
-                      "-inf and NaN); use -inf with a guard, or compute in float32", "fill-overflows-fp16",
+                      f"be held in float16 (whose largest number is {np.finfo(np.float16).max:.0f}: a rounding to -inf "
+                      "would give NaN rows); use -inf with a guard, or compute in float32", "fill-overflows-fp16",
                       exact=True) from None
     nan_rows = [np.isnan(x).any(axis=-1) for x in result]  # (..., n_q) each
     if all(x.shape == w.shape for x, w in zip(result, want)) and (nan_rows[0] | nan_rows[1]).any():
