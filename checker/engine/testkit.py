@@ -11,16 +11,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.engine.crashes import full_transpose_error  # noqa: F401 - the tests import it from here
 from checker.engine.evidence import symptom_only
 
 
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
 
-    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None, details=None):
+    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None, details=None, confirm=None):
         super().__init__(message)
         self.message = message
         self.bug = bug
+        # `confirm(kata) -> bool`: inputs chosen to tell `bug` apart, run by the runner on the learner's code; the
+        # name stands only if they agree (a name is a hypothesis: one input that happens to agree is no evidence)
+        self.confirm = confirm
         self.exact = exact  # the learner's output equals the buggy variant's
         self.nonfinite = nonfinite  # the output holds NaN or inf where it must not: trace where it came from
         self.picture = picture  # a WeightGrid worth drawing
@@ -240,11 +244,12 @@ def first_difference(got, want, rtol, atol):
     return f"{where}: got %s, expected %s" % numbers_apart(got[index], want[index])
 
 
-def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), axes=None):
+def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), axes=None, confirm=None):
     """Fail unless `got` matches `want`; name the buggy variant whose output `got` equals, if any,
     else say what the difference looks like (see describe_difference; `axes` names the axes).
 
-    The tolerance follows the lowest precision among the result and the `inputs`.
+    The tolerance follows the lowest precision among the result and the `inputs`. `confirm(bug id)` gives the
+    Failure's `confirm` for a matched id (None: the match stands on this input).
     """
     if inputs:
         expect_precision(got, inputs, call)
@@ -261,7 +266,8 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), ax
     nonfinite = got.shape == want.shape and bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         bug_id, reason = matched
-        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite)
+        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite,
+                      confirm=confirm(bug_id) if confirm else None)
     looks = describe_difference(got, want, rtol, atol, axes) if got.shape == want.shape else ""
     reasons = [text for text in (looks, why) if text]
     raise Failure(f"{call} {detail}" + "".join(f": {text}" for text in reasons), bug, nonfinite=nonfinite)
@@ -484,17 +490,6 @@ def describe_difference(got, want, rtol, atol, axes=None):
 
 
 # --- naming k.T on a batch from the error it raises ------------------------------------------------
-
-def full_transpose_error(message, q_shape, k_shape):
-    """True when `message` is what q @ k.T (or np.dot(q, k.T)) raises for a batched k of `k_shape`: k.T
-    reverses every axis, so the product meets k's axis 1 where the d channels of q belong (np.matmul's
-    or np.dot's shape message)."""
-    if len(k_shape) < 3 or k_shape[1] == q_shape[-1]:
-        return False
-    d, wrong = q_shape[-1], k_shape[1]
-    return (f"size {wrong} is different from {d}" in message or
-            f"{d} (dim {len(q_shape) - 1}) != {wrong} (dim {len(k_shape) - 2})" in message)
-
 
 def full_transpose_failure(call, error, k_shape, keys="k"):
     """The Failure naming batch-transpose for a learner's error recognised by `full_transpose_error`."""

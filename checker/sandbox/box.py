@@ -124,16 +124,31 @@ class Sandbox:
         self.signatures = reply.get("signatures") or {}
         return reply["missing"]
 
-    def call(self, name, args=(), kwargs=None, target=None, return_args=False):
+    def call(self, name, args=(), kwargs=None, target=None, return_args=False, keep=False):
         """Call `name` in the learner's module (or on the object `target`) and return the result.
 
-        With `return_args`, return `(result, args_after_the_call)`, to see what the call changed.
+        With `return_args`, return `(result, args_after_the_call)`, to see what the call changed. With `keep`,
+        return `(result, handle)`: the child keeps the very object it returned, for `read` after later calls.
         """
         wire = self._codec()
-        reply, reply_blobs = self._ask(*self._call_request("call", name, args, kwargs, target, return_args))
+        request, blobs = self._call_request("call", name, args, kwargs, target, return_args)
+        request["keep"] = keep
+        reply, reply_blobs = self._ask(request, blobs)
         try:
             result = wire.decode(reply["ok"], reply_blobs)
+            if keep:
+                return result, wire.Handle(int(reply["kept"]))
             return (result, wire.decode(reply["args"], reply_blobs)) if return_args else result
+        except (ValueError, TypeError, KeyError, AttributeError, EOFError):
+            raise self._garbage() from None
+
+    def read(self, handle):
+        """What an object the child kept (`call(..., keep=True)`) holds now: a result the learner's code changed
+        afterwards (a module-level buffer handed back twice) reads differently from what the call returned."""
+        wire = self._codec()
+        reply, reply_blobs = self._ask({"op": "read", "target": handle.id})
+        try:
+            return wire.decode(reply["ok"], reply_blobs)
         except (ValueError, TypeError, KeyError, AttributeError, EOFError):
             raise self._garbage() from None
 

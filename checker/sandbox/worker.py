@@ -172,6 +172,7 @@ def _apply(target, name, args, kwargs):
 def _serve(requests, replies, path, bridge=None):
     objects = {}  # handle id -> learner object
     module = None
+    returned = []  # the last call's result as the learner's code returned it (a tensor before it became an array)
 
     def call(request, blobs):
         target = module if request["target"] is None else objects[request["target"]]
@@ -181,8 +182,11 @@ def _serve(requests, replies, path, bridge=None):
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
             result = _apply(target, name, sent, kwargs)
+            returned[:] = [result]
             return bridge.to_numpy(result), [bridge.to_numpy(arg) for arg in sent]  # what the file was handed, after
-        return _apply(target, name, args, kwargs), args
+        result = _apply(target, name, args, kwargs)
+        returned[:] = [result]
+        return result, args
 
     def register(obj):
         objects[len(objects)] = obj
@@ -206,6 +210,9 @@ def _serve(requests, replies, path, bridge=None):
                 names = request["names"]
                 reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))],
                          "signatures": _signatures(module, names)}
+            elif request["op"] == "read":  # a result kept by an earlier call, as it is now (a buffer handed back twice)
+                value = objects[request["target"]]
+                reply = {"ok": encode(bridge.to_numpy(value) if bridge else value, reply_blobs, register)}
             elif request["op"] == "trace":
                 reply = {"ok": None, "trace": _trace(lambda: call(request, blobs), path)}
             elif request.get("measured"):
@@ -216,6 +223,8 @@ def _serve(requests, replies, path, bridge=None):
                 reply = {"ok": encode(result, reply_blobs, register)}
                 if request.get("return_args"):
                     reply["args"] = encode(args, reply_blobs, register)
+                if request.get("keep"):  # the very object returned, to read again after later calls
+                    reply["kept"] = register(returned[0])
         except BaseException as exc:  # noqa: BLE001 - everything the learner raises is data
             reply_blobs = []
             reply = {"error": _error(exc, path)}
