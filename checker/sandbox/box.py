@@ -16,6 +16,17 @@ from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, FigureUnreadabl
 from checker.sandbox.files import _frontend, _output_file, read_learner_file
 
 CHILD = Path(__file__).with_name("child.py")
+START_SECONDS = 30  # for a child to start and say hello (its imports, its walls): no learner code runs before
+PROBE_SECONDS = 30  # for an empty probe sandbox to start, whatever limit the learners' files get (a busy machine)
+
+
+def probe(limits=None):
+    """The isolation a sandbox gets on this machine, found by starting one on an empty file (its bytes given:
+    no disk): {"applied", "missing", "level"}. HostError or SandboxError if none starts. Used by `kata doctor`
+    and `kata grade` alike."""
+    limits = limits or Limits()
+    with Sandbox("empty.py", Limits(seconds=max(limits.seconds, PROBE_SECONDS)), source=b"") as sandbox:
+        return sandbox.isolation
 
 
 class Sandbox:
@@ -27,7 +38,11 @@ class Sandbox:
         from, False for a fresh interpreter, None for this process's choice (`warm.enable`)."""
         self.path = Path(path)
         self.limits = limits or Limits()
-        self.deadline = time.monotonic() + self.limits.seconds
+        # The learner's clock starts at hello, once the child has started (NumPy, and torch for a torch file,
+        # imported: 1.5 s of a loaded machine's CPU is no part of the learner's code); until then the start is
+        # bounded on its own
+        self.deadline = time.monotonic() + max(self.limits.seconds, START_SECONDS)
+        self._starting = True
         try:  # the child's mount point (its tmpfs hides it), and the file its output goes to
             self.folder = Path(tempfile.mkdtemp(prefix="kata-sandbox-"))
             self._output = _output_file()
@@ -238,6 +253,8 @@ class Sandbox:
             applied, missing = [str(wall) for wall in hello["applied"]], {str(k): str(v) for k, v in hello["missing"].items()}
         except (ValueError, TypeError, KeyError, AttributeError):
             raise self._garbage() from None
+        self._starting = False
+        self.deadline = time.monotonic() + self.limits.seconds  # the learner's clock: from here on
         self._baseline = self._peak_baseline()  # the child waits for its files: no learner code yet
         level = "full" if set(wire.FULL_ISOLATION) <= set(applied) else "reduced"
         self._isolation = {"applied": applied, "missing": missing, "level": level}
@@ -297,6 +314,10 @@ class Sandbox:
         while len(self._pending) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
+                if self._starting:  # no line of the learner's file has run: the machine's doing
+                    self.close()
+                    raise Timeout(f"the sandbox did not start within {max(self.limits.seconds, START_SECONDS):g} s "
+                                  "(before any of the file ran: is the machine overloaded?)")
                 frames = self._sample_stack()
                 self.close()
                 raise Timeout(f"no answer within {self.limits.seconds:g} s", frames)

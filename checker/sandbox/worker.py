@@ -9,6 +9,7 @@ of the checker's: whatever it patches, it patches in this process only.
 
 import errno
 import functools
+import math
 import os
 import sys
 import traceback
@@ -131,6 +132,8 @@ def _limit(memory_mb, cpu_seconds, output_bytes):
         import resource
     except ImportError:  # not POSIX: the parent's wall-clock limit still holds
         return
+    used = resource.getrusage(resource.RUSAGE_SELF)  # the start's own CPU (NumPy's, torch's import) is not the learner's
+    cpu_seconds += math.ceil(used.ru_utime + used.ru_stime)
     limits = [(resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_FSIZE, output_bytes)]  # SIGXCPU, then SIGKILL
     in_use = _address_space()
     if in_use is not None:  # Linux; macOS does not enforce RLIMIT_AS anyway
