@@ -62,11 +62,15 @@ def prefetch(kata, jobs):
 @pytest.fixture(scope="session", autouse=True)
 def warm_sandboxes():
     """Every check of this test process (one xdist worker) forks its child from one zygote, as each
-    `kata grade` worker does; tests of the plain path ask for it (`Sandbox(..., zygote=False)`)."""
+    `kata grade` worker does; tests of the plain path ask for it (`Sandbox(..., zygote=False)`). And the
+    reference's plain answers are remembered across checks (checker/engine/refmemo.py)."""
+    from checker.engine import refmemo
     from checker.sandbox import warm
 
     warm.enable()
+    refmemo.enable()  # the reference's answers, asked again by every file checked under one seed, kept
     yield
+    refmemo.disable()
     warm.disable()
 
 

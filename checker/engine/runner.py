@@ -86,7 +86,9 @@ def _run_all(kata, boxes, seed, file, author="your"):
 
     session = SandboxSession(sandbox, file, call_text, Failure)
     session.author = author
-    fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
+    from checker.engine import refmemo  # imports NumPy, as above
+
+    fixtures = {"kata": Learner(session, hidden.API), "ref": refmemo.wrap(kata.id, kata.reference()), "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
     outcomes, after_measured = [], False
     for number, test in enumerate(tests):
