@@ -84,7 +84,7 @@ def workspace(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     return tmp_path
 
-# Kata 08's reference with a wait on the memory check's big calls (16,384 keys): right numbers, too slow.
+# Kata 08's reference with a wait on the memory check's big calls (12,288 keys): right numbers, too slow.
 SLOW_ON_BIG = """
 
 import time as _time
