@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from checker.sandbox import ending
 from checker.sandbox import figures as kernel
 from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, FigureUnreadable, HostError, LearnerError, Limits,
                                     SandboxError, Timeout, Unisolated)
@@ -331,67 +332,10 @@ class Sandbox:
         return data
 
     def _sample_stack(self, wait=0.2, limit=1 << 16):
-        """Where the child is now, as the learner's lines (line, function, code), innermost last.
-
-        The child's faulthandler writes its stack to its output on a signal; the dump (at most `limit`
-        bytes) is cut from what the learner printed. The code shown is from the bytes kept here."""
-        import re
-
-        if self._exited() or not hasattr(signal, "SIGUSR1"):
-            return []
-        self._output.seek(0, os.SEEK_END)
-        start = self._output.tell()
-        try:
-            os.kill(self.process.pid, signal.SIGUSR1)
-        except OSError:
-            return []
-        end, dump = time.monotonic() + wait, b""
-        while time.monotonic() < end:
-            time.sleep(0.01)
-            self._output.seek(start)
-            now = self._output.read(limit)
-            if now and now == dump:  # written, and no longer growing
-                break
-            dump = now
-        self._output.truncate(start)  # the dump is not something the learner printed
-        copy, source = self._files.get(os.path.abspath(self.path), (None, b""))
-        lines = source.decode("utf-8", errors="replace").splitlines()
-        frames = []
-        for file, line, function in re.findall(r'File "(.+?)", line (\d+) in (\S+)', dump.decode(errors="replace")):
-            if file == str(copy):
-                number = int(line)
-                code = lines[number - 1].strip()[:200] if 0 < number <= len(lines) else ""
-                frames.append([number, function[:100], code])
-        return frames[::-1]  # faulthandler prints the innermost call first
+        return ending.sample_stack(self, wait, limit)
 
     def _exited(self):
-        """Whether the child has ended, leaving it unreaped (so its CPU time can still be read)."""
-        if self.process.returncode is not None or not isinstance(self.process, subprocess.Popen):
-            return self.process.poll() is not None  # a zygote's child: the zygote sends its CPU time
-        try:
-            return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+        return ending.exited(self)
 
     def _died(self):
-        end, cpu = time.monotonic() + 1, None
-        while not self._exited() and time.monotonic() < end:
-            time.sleep(0.01)
-        if isinstance(self.process, subprocess.Popen) and self.process.returncode is None:
-            cpu = kernel.cpu_seconds(self.process.pid)  # the zombie's, before it is reaped
-        try:
-            code = self.process.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            code = None
-        cpu = getattr(self.process, "cpu_seconds", None) if cpu is None else cpu
-        if code is not None and code < 0:
-            name, limit = signal.Signals(-code).name, self.limits.cpu_limit
-            if name == "SIGXCPU" or name == "SIGKILL" and cpu is not None and cpu >= limit - 0.5:
-                reason = f"it used up its CPU time limit ({limit} s of CPU, {name})"
-            else:
-                reason = {"SIGXFSZ": f"it printed more than {self.limits.output_bytes:,} bytes",
-                          "SIGKILL": "it was killed (SIGKILL) with CPU time to spare: out of memory?"}.get(
-                    name, f"it was ended by {name}")
-            return Died(f"the learner's process ended: {reason}")
-        return Died(f"the learner's process exited (exit code {code}) instead of returning")
-
+        return ending.died(self)
