@@ -4,6 +4,7 @@ the hidden tests compare here, and the outcome is a `Result`."""
 import functools
 import inspect
 import os
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -90,7 +91,9 @@ def _run_all(kata, boxes, seed, file, author="your"):
 
     session = SandboxSession(sandbox, file, call_text, Failure)
     session.author = author
-    fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
+    memo = sys.modules.get("checker.engine.refmemo")  # not imported: nobody enabled it (a lone check)
+    reference = memo.wrap(kata.id, kata.reference()) if memo else kata.reference()
+    fixtures = {"kata": Learner(session, hidden.API), "ref": reference, "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
     outcomes, after_measured = [], False
     for number, test in enumerate(tests):

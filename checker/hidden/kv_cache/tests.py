@@ -427,10 +427,11 @@ def test_past_keys_come_from_the_cache(kata, ref, rng):
 # Figures from the kernel (the parent reads the child's CPU clock and peak resident memory): a number the
 # learner's process reports about itself never decides. Recomputing past keys from kept tokens is caught by
 # the values above (new weights); what is left to cost is work or memory growing as n x n at every step.
-COST_POSITIONS = (16, 1024)
-# A right step grows by its O(n) attention and copies (up to ~5x in CPU from 16 to 1024 positions, the
-# cache copied per head at every step); an n x n table of scores grows ~64x: the line sits between, as a
-# ratio of two CPU times of the same process, so a busy machine moves both alike.
+COST_POSITIONS = (16, 768)
+# A right step grows by its O(n) attention and copies (up to ~3.6x in CPU from 16 to 768 positions, the
+# cache copied per head at every step: 0.30 of the line); an n x n table of scores grows ~54-60x (4.5-5x the
+# line; bench/margins.py), as a ratio of two CPU times of the same process, so a busy machine moves both alike.
+# 1,024 positions separated wider (14x the line) at nearly twice the prefill's work for every file checked.
 CPU_GROWTH = 12
 TABLE_POSITION = 4096  # an n x n table of bools: 16 MiB, against ~3 MiB for everything a right step holds
 
