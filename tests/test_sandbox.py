@@ -241,3 +241,16 @@ def test_a_zygote_that_ends_takes_its_children_with_it(tmp_path, how):
         assert _gone(box.process.pid) and box.process.wait(timeout=5) == -9
     finally:
         box.close()
+
+
+def test_bytes_handed_in_are_bounded_as_a_file_read_is(tmp_path):
+    """A notebook cell reaches the sandbox as bytes: past the bound a file read has, it is refused in words
+    (the control: the same bytes as a file are refused by the read), never cut into a SyntaxError."""
+    from checker.sandbox import MAX_FILE_BYTES, Sandbox, read_learner_file
+
+    big = b"x = 1\n" + b"# " + b"y" * MAX_FILE_BYTES + b"\n"
+    (tmp_path / "cell.py").write_bytes(big)
+    with pytest.raises(ValueError, match="more than a kata file's"):
+        read_learner_file(tmp_path / "cell.py")
+    with Sandbox(tmp_path / "cell.py", source=big) as box:
+        assert "more than a kata file's" in box.unreadable

@@ -14,7 +14,7 @@ from checker.sandbox import ending
 from checker.sandbox import figures as kernel
 from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, FigureUnreadable, HostError, LearnerError, Limits,
                                     SandboxError, Timeout, Unisolated)
-from checker.sandbox.files import _frontend, _output_file, read_learner_file
+from checker.sandbox.files import MAX_FILE_BYTES, _frontend, _output_file, read_learner_file
 
 CHILD = Path(__file__).with_name("child.py")
 START_SECONDS = 30  # for a child to start and say hello (its imports, its walls): no learner code runs before
@@ -56,6 +56,9 @@ class Sandbox:
         self.frontend = "numpy"  # or "torch": a file that imports torch gets tensors (torch_bridge.py)
         try:
             data = read_learner_file(self.path) if source is None else source
+            if len(data) > MAX_FILE_BYTES:  # bytes handed in (a notebook cell): the bound a file read has
+                raise ValueError(f"{self.path.name} holds {len(data):,} bytes, more than a kata file's "
+                                 f"{MAX_FILE_BYTES:,}")
             self.source = data  # the bytes read before the child ran: what messages may quote or parse
             self.frontend = _frontend(data)
             copy = self._keep(self.path, data)
