@@ -31,6 +31,7 @@ class Rules:
     search: str = "scan"  # "scan": the first index whose cumulative sum passes u, else the fallback;
     # "sorted": np.searchsorted on the cumulative sums (a binary search: not a scan when they fall)
     fallback: str = "last-positive"  # past the last sum: "last-positive" token, "last" index, "none" (index V)
+    rejection_u: str = "sample"  # rival "accept": the residual drawn with the rejected token's u_accept
 
 
 CLEAN = Rules()
@@ -75,6 +76,9 @@ def residual(p_target, p_draft, how="clamped"):
             return back / back.sum(axis=-1, keepdims=True)
         if how == "target":
             return pt
+        if how == "over-target-mass":  # divided by the target's mass on the tokens it keeps
+            mass = (pt * (excess > 0)).sum(axis=-1, keepdims=True)
+            return excess / mass
         return np.where(total > 0, excess / np.where(total > 0, total, 1.0), pt)
 
 
@@ -98,7 +102,8 @@ def _accepted(rules, pt_row, pd_row, x, u):
 def _rejection_draw(rules, pt_row, pd_row, u):
     if rules.after_reject == "argmax":
         return int(np.argmax(pt_row))
-    how = {"target": "target", "reversed": "reversed"}.get(rules.after_reject, rules.residual)
+    how = {"target": "target", "reversed": "reversed", "over-target-mass": "over-target-mass"}.get(
+        rules.after_reject, rules.residual)
     return draw(residual(pt_row, pd_row, how), u, rules)
 
 
@@ -116,7 +121,7 @@ def step(p_draft, p_target, draft_tokens, u_accept, u_sample, rules=CLEAN, branc
             new.append(x)
             kept.append(x)
             continue
-        token = _rejection_draw(rules, row, pd[i], u_sample)
+        token = _rejection_draw(rules, row, pd[i], u_accept[i] if rules.rejection_u == "accept" else u_sample)
         if rejected_at is None:
             rejected_at, drawn = i, (i + shift, token)
         if rules.walk == "replace":
@@ -196,6 +201,8 @@ STEP_RIVAL_RULES = {  # bugs outside the catalogue: rival explanations, never na
     "residual-reversed": {"after_reject": "reversed"},
     "bonus-after-rejection": {"bonus": "always"},
     "fallback-last-index": {"fallback": "last"},
+    "residual-over-target-mass": {"after_reject": "over-target-mass"},
+    "rejection-drawn-with-u-accept": {"rejection_u": "accept"},
 }
 
 
