@@ -202,13 +202,14 @@ def power_of_two(x):
     return x > 0 and float(np.log2(x)).is_integer()
 
 
-def dyadic_rejection(rng, vocab=4, positive=2):
+def dyadic_rejection(rng, vocab=4, positive=2, exact_ratio=False):
     """(p_target row, p_draft row, drafted x) whose residual has `positive` positive entries and a sum that is
-    a power of two (so its normalised cumulative sums are exact), with x over-proposed by the draft (ratio < 1)."""
+    a power of two (so its normalised cumulative sums are exact), with x over-proposed by the draft (ratio < 1);
+    with `exact_ratio`, p_draft[x] is a power of two too, so the ratio is exact in float32 as well."""
     for _ in range(10_000):
         pt, pd = dyadic(rng, vocab), dyadic(rng, vocab)
         excess = np.maximum(pt - pd, 0)
-        over = np.flatnonzero(pd > pt)
+        over = np.flatnonzero((pd > pt) & (np.array([power_of_two(q) for q in pd]) | (not exact_ratio)))
         if (excess > 0).sum() == positive and power_of_two(excess.sum()) and over.size:
             return pt, pd, int(rng.choice(over))
     raise RuntimeError("no dyadic case found")  # never with these sizes

@@ -157,6 +157,11 @@ def answer(run, case):
     return _ANSWERS[key]
 
 
+def right_answer(case):
+    """The right step's tokens (a tuple), kept like a variant's: every file meets the same cases."""
+    return answer(variants.CLEAN_STEP, case)
+
+
 def distribution_table(p_target, got, title="first new token"):
     """The learner's distribution of one new token beside p_target's, one line a token, wrong ones starred."""
     lines = [f"{title}: token  p_target  yours"]

@@ -7,6 +7,7 @@ weighted by the cell's width (times the drafted tokens' probability). Cut at the
 every catalogued bug's (`cases.accept_breakpoints`, `cases.sample_breakpoints`), the sum is exact for each.
 """
 
+from functools import lru_cache
 from itertools import product
 
 import numpy as np
@@ -52,6 +53,16 @@ def grid(p_draft, p_target, every_rule=True):
                         "u_accept": u_accept, "u_sample": float(u_sample)}
                 out.append((case, weight * w_accept * float(w_sample)))
     return out
+
+
+@lru_cache(maxsize=None)
+def drawn_grid(seed, gamma, vocab, every_rule):
+    """(p_draft, p_target, grid) for distributions drawn from `seed` (kept: every file meets the same ones)."""
+    rng = np.random.default_rng(seed)
+    p_draft, p_target = case_kit.distributions(rng, gamma, vocab), case_kit.distributions(rng, gamma + 1, vocab)
+    for array in (p_draft, p_target):
+        array.flags.writeable = False
+    return p_draft, p_target, grid(p_draft, p_target, every_rule)
 
 
 def first_token_distribution(answers, weights, vocab):

@@ -153,6 +153,12 @@ def _step_variant(bug_id, doc, **switches):
 
 
 STEP_VARIANTS = []
+
+
+def CLEAN_STEP(p_draft, p_target, draft_tokens, u_accept, u_sample):  # noqa: N802 - the right rule, as a run
+    return step(p_draft, p_target, draft_tokens, u_accept, u_sample)
+
+
 _step_variant("spec-ratio-inverted", "the test was u < p_draft / p_target, the ratio upside down: accept iff "
               "u < p_target[i, x] / p_draft[i, x]", accept="inverted")
 _step_variant("spec-accept-if-target-likes", "the test was u < p_target[i, x], the draft's probability left "
