@@ -35,6 +35,8 @@ def case_call(case):
 def _shown_arg(value):
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.size <= 6:
         return [round(float(u), 4) for u in value]
+    if isinstance(value, float):
+        return round(value, 4)
     return value
 
 
@@ -52,17 +54,18 @@ def right_branch(case):
     for i, x in enumerate(tokens[:len(branch["accepted"]) + 1]):
         ratio = pt[i, x] / pd[i, x]
         sign = "<" if i < len(branch["accepted"]) else ">="
-        parts.append(f"token {x} at {i}: u_accept {u[i]:.4g} {sign} ratio {pt[i, x]:.4g}/{pd[i, x]:.4g} = "
-                     f"{ratio:.4g}, {'kept' if sign == '<' else 'rejected'}")
+        parts.append(f"token {x} at {i}: u_accept {u[i]:.4g} {sign} {pt[i, x]:.4g} / {pd[i, x]:.4g} = "
+                     f"{ratio:.4g}: {'kept' if sign == '<' else 'rejected'}")
     at = branch["rejected_at"]
     if at is None:
-        parts.append(f"all {len(tokens)} kept: bonus {out[-1]} drawn from p_target[{len(tokens)}] "
-                     f"{_row(pt[len(tokens)])} with u_sample {case['u_sample']:.4g}")
+        parts.append(f"all {len(tokens)} kept: bonus {out[-1]} drawn with u_sample {case['u_sample']:.4g} "
+                     f"from p_target[{len(tokens)}]")
+        parts.append(f"  {_row(pt[len(tokens)])}")
     else:
         residual = variants.residual(pt[at], pd[at])
-        parts.append(f"{out[-1]} drawn from the residual of row {at} {_row(residual)} with u_sample "
-                     f"{case['u_sample']:.4g}")
-    return out, "; ".join(parts)
+        parts.append(f"{out[-1]} drawn with u_sample {case['u_sample']:.4g} from the residual of row {at}")
+        parts.append(f"  {_row(residual)}")
+    return out, "\n                ".join(parts)
 
 
 def your_branch(case, tokens):
@@ -80,10 +83,11 @@ def your_branch(case, tokens):
     if len(tokens) == kept == len(drafted):
         return f"all {len(drafted)} kept, and no bonus token after them"
     if kept == len(tokens):
-        return f"the first {kept} kept, then nothing drawn"
+        return f"the first {kept} kept, then nothing drawn after them"
     if kept < len(tokens) - 1:
-        return f"the first {kept} kept, then {tokens[kept:]}: tokens after a rejection"
-    return f"the first {kept} kept, a rejection at {kept}, then {tokens[-1]}"
+        return f"the first {kept} kept, then {tokens[kept:]}: more than one token after the kept ones"
+    first = "nothing kept" if kept == 0 else f"the first {kept} kept"
+    return f"{first}, a rejection at {kept}, then {tokens[-1]}"
 
 
 def step_failure(case, tokens, right, named, why=""):

@@ -1,5 +1,7 @@
 """The answers of kata 14's quiz questions, computed from their drawn values (prompts.yaml names them)."""
 
+import doctest
+
 import numpy as np
 
 from checker.practice.worked import reference
@@ -45,10 +47,18 @@ def first_token_probability(p_target, p_draft, token):
     return kept + rejection_rate(p_target, p_draft) * float(residual(p_target, p_draft)[token])
 
 
+def worked_model():
+    """(p_draft, p_target) of the worked example, read from the reference's docstring: never typed twice."""
+    namespace = {"np": np}
+    for example in doctest.DocTestParser().get_examples(_ref().speculative_step.__doc__):
+        if example.source.startswith(("p_draft =", "p_target =")):
+            exec(example.source, namespace)  # noqa: S102 - the trusted reference's own docstring
+    return namespace["p_draft"], namespace["p_target"]
+
+
 def step_tokens(draft_tokens, u_accept, u_sample):
     """The new tokens of speculative_step on the worked example's model (the stub's docstring)."""
-    p_draft = np.array([[0.5, 0.25, 0.125, 0.125], [0.25, 0.25, 0.25, 0.25]])
-    p_target = np.array([[0.25, 0.375, 0.25, 0.125], [0.125, 0.375, 0.375, 0.125], [0.25, 0.25, 0.25, 0.25]])
+    p_draft, p_target = worked_model()
     return _ref().speculative_step(p_draft, p_target, draft_tokens, u_accept, u_sample)
 
 

@@ -5,8 +5,9 @@ rejection rule keeps the tokens the target would have produced, so the output is
 the target's (Leviathan et al. 2023; Chen et al. 2023). Draft token x at position i is accepted with
 probability min(1, p_target[i, x] / p_draft[i, x]); at the first rejection the walk stops and one token is
 drawn from the residual max(0, p_target[i] - p_draft[i]), renormalised; if every drafted token is
-accepted, a bonus token is drawn from p_target[gamma]. Every uniform is given, and every draw is kata
-09's inverse-CDF rule, so every answer is exact and testable without randomness.
+accepted, a bonus token is drawn from p_target[gamma]. Every uniform is given, and every draw is an
+inverse-CDF draw (the first token whose cumulative probability exceeds u), so every answer is exact and
+testable without randomness.
 """
 
 import numpy as np
@@ -55,8 +56,8 @@ def speculative_step(p_draft, p_target, draft_tokens, u_accept, u_sample):
         always accepts). At the first rejection, stop: append one token drawn from
         residual_distribution(p_target[i], p_draft[i]) with u_sample, and test no later token. If all
         gamma are accepted, append a bonus token drawn from p_target[gamma] with u_sample. A draw from
-        p with u is kata 09's rule: the first index whose cumulative probability exceeds u (u on a
-        boundary goes right). gamma = 0 returns one token drawn from p_target[0]. Shapes that disagree
+        p with u is the inverse-CDF rule: the first index whose cumulative probability exceeds u (u on
+        a boundary goes right; if rounding leaves u past the last sum, the last token with p > 0). gamma = 0 returns one token drawn from p_target[0]. Shapes that disagree
         raise ValueError; the inputs are left unchanged.
 
     Why it is exact: the first new token is x (drawn from p_draft[0]) kept with probability
@@ -89,5 +90,5 @@ def speculative_step(p_draft, p_target, draft_tokens, u_accept, u_sample):
     # TODO: walk the drafted tokens: accept x iff u_accept[i] < p_target[i, x] / p_draft[i, x].
     # TODO: at the first rejection, draw from the residual with u_sample and stop.
     # TODO: all accepted: draw the bonus token from p_target[gamma] with u_sample.
-    # TODO: a draw is kata 09's: the first index whose cumulative sum exceeds u.
+    # TODO: a draw (inverse CDF): the first index whose cumulative sum exceeds u.
     raise NotImplementedError("kata 14: write speculative_step")
