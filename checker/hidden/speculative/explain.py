@@ -34,9 +34,9 @@ def case_call(case):
 
 def _shown_arg(value):
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.size <= 6:
-        return [round(float(u), 4) for u in value]
+        return [float(f"{float(u):.4g}") for u in value]
     if isinstance(value, float):
-        return round(value, 4)
+        return float(f"{value:.4g}")
     return value
 
 
@@ -81,7 +81,8 @@ def your_branch(case, tokens):
     if len(tokens) == len(drafted) + 1 and kept == len(drafted):
         return f"all {len(drafted)} kept, bonus {tokens[-1]}"
     if len(tokens) == kept == len(drafted):
-        return f"all {len(drafted)} kept, and no bonus token after them"
+        return f"all {len(drafted)} kept and no bonus after them, or a rejection at {kept - 1} whose draw " \
+               f"gave {tokens[-1]} again"
     if kept == len(tokens):
         return f"the first {kept} kept, then nothing drawn after them"
     if kept < len(tokens) - 1:
@@ -93,6 +94,7 @@ def your_branch(case, tokens):
 def step_failure(case, tokens, right, named, why=""):
     """The Failure of one wrong speculative_step answer: the call, both branches, the bug named, if any."""
     _, right_text = right_branch(case)
+    tokens, right = list(tokens), list(right)
     lines = [f"{case_call(case)} returned {tokens}, expected {right}",
              f"yours:    {your_branch(case, tokens)}", f"expected: {right_text}"]
     text = "\n      ".join(lines)

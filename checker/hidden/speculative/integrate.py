@@ -4,7 +4,8 @@
 A step's answer is constant between the points where an acceptance test or a draw changes its mind, so the
 unit square of each uniform is cut at those points and the step is called once a cell, at its midpoint,
 weighted by the cell's width (times the drafted tokens' probability). Cut at the right rule's points and
-every catalogued bug's (`cases.accept_breakpoints`, `cases.sample_breakpoints`), the sum is exact for each.
+every catalogued bug's (`cases.accept_breakpoints`, `cases.sample_breakpoints`; not the unclamped
+residuals', whose draws are noise), the sum is exact for each.
 """
 
 from functools import lru_cache
@@ -34,7 +35,8 @@ def grid(p_draft, p_target, every_rule=True):
     pd, pt = np.asarray(p_draft, np.float64), np.asarray(p_target, np.float64)
     gamma = len(pd)
     if every_rule:
-        sample_points = np.concatenate(case_kit.sample_breakpoints(pd, pt))
+        # the unclamped residuals' points are left out: their draws are noise, and their cells would double the grid
+        sample_points = np.concatenate(case_kit.sample_breakpoints(pd, pt, unclamped=False))
     else:
         rows = [case_kit.variants.residual(pt[:-1], pd)] if gamma else []
         sample_points = np.concatenate([np.cumsum(r, axis=-1).reshape(-1) for r in rows + [pt[-1:]]])
