@@ -57,8 +57,9 @@ def speculative_step(p_draft, p_target, draft_tokens, u_accept, u_sample):
         residual_distribution(p_target[i], p_draft[i]) with u_sample, and test no later token. If all
         gamma are accepted, append a bonus token drawn from p_target[gamma] with u_sample. A draw from
         p with u is the inverse-CDF rule: the first index whose cumulative probability exceeds u (u on
-        a boundary goes right; if rounding leaves u past the last sum, the last token with p > 0). gamma = 0 returns one token drawn from p_target[0]. Shapes that disagree
-        raise ValueError; the inputs are left unchanged.
+        a boundary goes right; if rounding leaves u past the last sum, the last token with p > 0).
+        gamma = 0 returns one token drawn from p_target[0]. Shapes that disagree raise ValueError; the
+        inputs are left unchanged.
 
     Why it is exact: the first new token is x (drawn from p_draft[0]) kept with probability
         min(1, p_target/p_draft), which gives min(p_draft, p_target)[0, a] for token a; a rejection

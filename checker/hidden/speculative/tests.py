@@ -92,7 +92,8 @@ def test_residual_has_no_negative_entries(kata, ref, rng):
 @bug("spec-residual-unnormalized")
 def test_residual_rows_sum_to_one(kata, ref, rng):
     pt, pd, _ = dyadic_rejection(rng, 6, 3)
-    p_target, p_draft = np.stack([pt, cases.distributions(rng, 1, 6)[0]]), np.stack([pd, cases.distributions(rng, 1, 6)[0]])
+    other_t, other_d = cases.distributions(rng, 2, 6)
+    p_target, p_draft = np.stack([pt, other_t]), np.stack([pd, other_d])  # (2, 6): a dyadic row, a random one
     _residual(kata, ref, p_target, p_draft, "each row of the residual sums to 1: divide by its sum")
 
 
