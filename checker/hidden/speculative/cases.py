@@ -77,8 +77,11 @@ def _clear_of_few(rng, points, margin):
         if high > low:
             intervals.append((low, high))
         reach = max(reach, point + margin)
-    widths = np.array([high - low for low, high in intervals])
-    gap = int(rng.choice(len(widths), p=widths / widths.sum()))
+    widths = [high - low for low, high in intervals]
+    pick, gap = rng.random() * sum(widths), 0
+    while gap < len(widths) - 1 and pick >= widths[gap]:
+        pick -= widths[gap]
+        gap += 1
     return float(intervals[gap][0] + rng.random() * widths[gap])
 
 
@@ -102,7 +105,8 @@ def clear_uniform(rng, breakpoints, margin=MARGIN):
     if not len(low):  # never with the cases drawn here
         raise RuntimeError("no uniform clear of every boundary")
     width = high - low
-    gap = int(rng.choice(len(width), p=width / width.sum()))
+    ends = np.cumsum(width)  # a gap drawn in proportion to its width, by the inverse CDF
+    gap = min(int(np.searchsorted(ends, rng.random() * ends[-1], side="right")), len(width) - 1)
     return float(low[gap] + rng.random() * width[gap])
 
 

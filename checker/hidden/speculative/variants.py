@@ -60,26 +60,27 @@ def draw(p, u, rules=CLEAN):
 def residual(p_target, p_draft, how="clamped"):
     """The residual as code carrying a residual bug builds it, along the last axis."""
     pt, pd = np.asarray(p_target, np.float64), np.asarray(p_draft, np.float64)
+    if how == "target":
+        return pt
+    if how == "unclamped-raw":
+        return pt - pd
     excess = np.maximum(pt - pd, 0.0)  # (..., V)
+    if how == "unnormalized":
+        return excess
     total = excess.sum(axis=-1, keepdims=True)  # (..., 1)
-    with np.errstate(all="ignore"):
-        if how == "unnormalized":
-            return excess
+    if how == "clamped":
+        return np.where(total > 0, excess / np.where(total > 0, total, 1.0), pt)
+    with np.errstate(all="ignore"):  # the buggy forms divide by zero where they do
         if how == "unclamped":
             return (pt - pd) / total
-        if how == "unclamped-raw":
-            return pt - pd
         if how == "unclamped-own":
             return (pt - pd) / (pt - pd).sum(axis=-1, keepdims=True)
         if how == "reversed":
             back = np.maximum(pd - pt, 0.0)
             return back / back.sum(axis=-1, keepdims=True)
-        if how == "target":
-            return pt
         if how == "over-target-mass":  # divided by the target's mass on the tokens it keeps
-            mass = (pt * (excess > 0)).sum(axis=-1, keepdims=True)
-            return excess / mass
-        return np.where(total > 0, excess / np.where(total > 0, total, 1.0), pt)
+            return excess / (pt * (excess > 0)).sum(axis=-1, keepdims=True)
+    raise ValueError(how)
 
 
 def _accepted(rules, pt_row, pd_row, x, u):
