@@ -79,3 +79,17 @@ def workspace(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NO_COLOR", "1")
     return tmp_path
+
+# Kata 08's reference with a wait on the memory check's big calls (16,384 keys): right numbers, too slow.
+SLOW_ON_BIG = """
+
+import time as _time
+
+_tiled = flash_attention
+
+
+def flash_attention(q, k, v, block_size=64, causal=False, mask=None):
+    if k.shape[-2] >= 8192:  # the memory check's big calls only: right numbers, far too slow
+        _time.sleep(60)
+    return _tiled(q, k, v, block_size, causal, mask)
+"""

@@ -18,23 +18,11 @@ from click.testing import CliRunner
 from checker.engine import catalog
 from checker.engine.catalog import MANIFEST, ROSTER
 from checker.cli import cli
-from conftest import HOSTILE, ZOO
+from conftest import HOSTILE, SLOW_ON_BIG, ZOO
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 KATAS = "05,08,10,12"
 NAMES = ("strong", "subtle", "torchuser", "copier", "outoftime", "halfdebug", "cheat", "slow")
-SLOW_ON_BIG = """
-
-import time as _time
-
-_tiled = flash_attention
-
-
-def flash_attention(q, k, v, block_size=64, causal=False, mask=None):
-    if k.shape[-2] >= 8192:  # the memory check's big calls only: right numbers, far too slow
-        _time.sleep(60)
-    return _tiled(q, k, v, block_size, causal, mask)
-"""
 CHEAT_HEAD = """import numpy as np
 print("PASSED  19 of 19 checks passed")
 np.allclose = lambda *args, **kwargs: True
@@ -186,7 +174,10 @@ def test_the_markdown_explains_ids_weights_and_keeps_hashes_apart(round_):
     from checker.engine import prompts
 
     assert "## What the bug names mean" in markdown
-    assert f"`mask-top-left` (kata 05): {escape.markdown(prompts.fix_of('mask-top-left'))}" in markdown
+    # What the mistake is, in kata 05's own catalogue line, then its fix.
+    means = prompts.means_of("mask-top-left", "kv-cache")
+    assert means.startswith("top-left causal mask") and means != prompts.means_of("mask-top-left", "causal-mask")
+    assert f"`mask-top-left` (kata 05): {escape.markdown(means)}; the fix: " in markdown
     assert "Weights: 05 ×3, 08 ×3, 10 ×2, 12 ×2" in markdown
     first_screen = markdown[:markdown.index("## Candidates")]
     assert "sha256" not in first_screen.lower() and "## Appendix: file hashes" in markdown

@@ -63,3 +63,11 @@ def test_bad_questions_name_the_file_and_the_entry(tmp_path, question, words):
     with pytest.raises(prompts.PromptsError) as error:
         prompts.load(path)
     assert str(path) in str(error.value) and words in str(error.value)
+
+
+def test_every_catalogued_id_says_what_the_mistake_is():
+    """The report explains each id it names in the catalogue's line: every id a kata's block lists has one,
+    its own or the first kata's that catalogues it."""
+    for entry in prompts.load().values():
+        for bug_id in entry.fixes:
+            assert prompts.means_of(bug_id), bug_id

@@ -25,7 +25,7 @@ from checker.present import escape
 from checker.hiring import exports, scoring
 from checker.cli import cli
 from checker.engine.catalog import ROSTER
-from conftest import ZOO
+from conftest import SLOW_ON_BIG, ZOO
 
 HOSTILE_COMMENT = "# </pre><script>alert('owned')</script><img src=http://example.com/x.png>\n"
 
@@ -106,17 +106,6 @@ def test_kata_10_earns_the_same_for_each_planted_bug_fixed(tmp_path):
     assert unknown.plants["remaining"] is None and unknown.plants["fixed"] == [] and unknown.score < 100 / len(planted)
 
 
-SLOW_ON_BIG = """
-import time as _time
-
-_tiled = flash_attention
-
-
-def flash_attention(q, k, v, block_size=64, causal=False, mask=None):
-    if k.shape[-2] >= 8192:  # the memory check's big calls only: right numbers, far too slow
-        _time.sleep(60)
-    return _tiled(q, k, v, block_size, causal, mask)
-"""
 
 
 def test_kata_08_scores_its_four_kinds_apart(tmp_path):

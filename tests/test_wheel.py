@@ -73,7 +73,7 @@ def test_the_wheel_holds_the_data_and_the_license(installed):
     for kata_ in catalog.all_katas():
         assert f"checker/_data/solutions/{kata_.filename}" in names
         assert f"checker/hidden/{kata_.folder.name}/stub.py" in names
-    assert {"checker/_data/prompts.yaml", "checker/learner_readme.md", "checker/doctor.yaml"} <= names
+    assert {"checker/_data/prompts.yaml", "checker/practice/learner_readme.md", "checker/engine/doctor.yaml"} <= names
     assert not any(name.startswith(("katas/", "solutions/", "tests/")) for name in names)
     metadata = zipfile.ZipFile(installed["wheel"]).read(next(n for n in names if n.endswith("/METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "Requires-Python: >=3.10" in metadata

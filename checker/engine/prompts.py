@@ -26,6 +26,7 @@ class KataPrompts:
     hints: tuple[str, ...]
     fixes: dict  # bug id -> one-line fix
     questions: tuple = ()  # questions.Question
+    means: dict = None  # bug id -> the catalogue's one line of what the mistake is (ids first catalogued here)
 
 
 @lru_cache(maxsize=None)
@@ -81,17 +82,20 @@ def validate(data, path):
         bugs = block.get("bugs") or {}
         if not isinstance(bugs, dict):
             fail(f"{where}.bugs", "expected a mapping of bug id to {fix: text}")
-        fixes = {}
+        fixes, means = {}, {}
         for bug_id, entry in bugs.items():
-            if not isinstance(entry, dict) or set(entry) != {"fix"} or not isinstance(entry["fix"], str):
-                fail(f"{where}.bugs.{bug_id}", "expected exactly one key, fix, holding a text")
+            if not isinstance(entry, dict) or not {"fix"} <= set(entry) <= {"fix", "means"} or \
+                    not all(isinstance(text, str) for text in entry.values()):
+                fail(f"{where}.bugs.{bug_id}", "expected the key fix (and maybe means), each holding a text")
             fixes[bug_id] = entry["fix"].strip()
+            if "means" in entry:
+                means[bug_id] = entry["means"].strip()
         try:
             questions = tuple(parse_questions(slug, block.get("questions", []), f"{where}.questions"))
         except QuizError as error:
             raise PromptsError(f"{path}: {error}") from None
         prompts[slug] = KataPrompts(block["title"].strip(), block["brief"].strip(), tuple(h.strip() for h in hints),
-                                    fixes, questions)
+                                    fixes, questions, means)
     ids = [q.id for entry in prompts.values() for q in entry.questions]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -109,3 +113,11 @@ def for_kata(kata):
 def fix_of(bug_id):
     """The one-line fix of a catalogued bug, from the first kata whose block has it (ids are global)."""
     return next((entry.fixes[bug_id] for entry in load().values() if bug_id in entry.fixes), "")
+
+
+def means_of(bug_id, slug=None):
+    """What a catalogued mistake is, in the catalogue's one line: kata `slug`'s own wording where it has one,
+    else the first kata's that catalogues the id (ids are global), else ""."""
+    prompts = load()
+    own = prompts[slug].means if slug in prompts else {}
+    return own.get(bug_id) or next((entry.means[bug_id] for entry in prompts.values() if bug_id in entry.means), "")

@@ -187,12 +187,14 @@ def _score_cell(kata):
 
 def _explained(batch):
     """Each bug id named in the batch with its catalogue line, and what the other notes mean."""
-    from checker.engine import prompts
+    from checker.engine import catalog, prompts
 
     named = sorted({(bug, kata.kata) for c in batch.candidates for kata in c.katas for bug in kata.bugs})
     lines = ["", "## What the bug names mean", ""]
-    lines += [f"- `{md(bug)}` (kata {kata}): {md(prompts.fix_of(bug) or 'outside the catalogue')}"
-              for bug, kata in dict((bug, kata) for bug, kata in named).items()]
+    for bug, kata in dict((bug, kata) for bug, kata in named).items():
+        means, fix = prompts.means_of(bug, catalog.find(kata).slug), prompts.fix_of(bug)
+        said = "; ".join(filter(None, [means, fix and f"the fix: {fix}"])) or "outside the catalogue"
+        lines.append(f"- `{md(bug)}` (kata {kata}): {md(said)}")
     if not named:
         lines.append("- No catalogued bug was named in this round.")
     slow = [kata.slow for c in batch.candidates for kata in c.katas if kata.slow]
