@@ -1,9 +1,8 @@
 """Plain Python loops over lists: no NumPy in the step at all, floats summed one by one."""
+import numpy as np
 
 
 def residual_distribution(p_target, p_draft):
-    import numpy as np
-
     p_target, p_draft = np.asarray(p_target, dtype=float), np.asarray(p_draft, dtype=float)
     flat_t, flat_d = p_target.reshape(-1, p_target.shape[-1]), p_draft.reshape(-1, p_draft.shape[-1])
     rows = []
