@@ -11,12 +11,12 @@ integrated over the drafted tokens and the uniforms (integrate.py), never sample
 
 import numpy as np
 
-from checker.hidden.speculative import cases, integrate, variants
+from checker.hidden.speculative import cases, integrate
 from checker.hidden.speculative.cases import ARGS, draw_case, dyadic, dyadic_rejection, frozen, telling
-from checker.hidden.speculative.explain import Evidence, distribution_table, right_answer, step_failure, tokens_of
+from checker.hidden.speculative.checks import first_wrong, integrated, residual, steps
+from checker.hidden.speculative.explain import distribution_table, right_answer, step_failure
 from checker.sandbox import LearnerError
-from checker.engine.testkit import (Failure, Suspects, as_array, bug, call_text, expect_close, expect_float,
-                                    expect_shape, show, weight)
+from checker.engine.testkit import Failure, bug, call_text, show, weight
 
 API = {"residual_distribution": ("p_target", "p_draft"),
        "speculative_step": ARGS}
@@ -26,24 +26,10 @@ def _seed(rng):
     return int(rng.integers(2**31))
 
 
-def _steps(kata, cases_, why="", name=True, keywords=False):
-    """Run every case; fail on the first wrong answer, naming the bug whose variants reproduce them all."""
-    evidence, first = Evidence(), None
-    for case in cases_:
-        args = [case[a] for a in ARGS]
-        got = kata.speculative_step(**case) if keywords else kata.speculative_step(*args)
-        tokens, right = tokens_of(got, case), list(right_answer(case))
-        evidence.add(case, tokens, right)
-        if first is None and tokens != right:
-            first = (case, tokens, right)
-    if first:
-        raise step_failure(*first, evidence.named() if name else None, why)
-
-
 def _telling(kata, rng, bug_id, why, **ranges):
     found = telling(bug_id, _seed(rng), **ranges)
     assert found, f"no case tells {bug_id} apart"  # the checker's own fault, never the learner's
-    _steps(kata, found, why)
+    steps(kata, found, why)
 
 
 # --- residual_distribution ---------------------------------------------------------------------------
@@ -56,37 +42,16 @@ def _pairs(rng):
             (cases.distributions(rng, 1, 32000)[0], cases.distributions(rng, 1, 32000)[0])]
 
 
-def _residual(kata, ref, p_target, p_draft, why="", bug_id=None):
-    call = call_text("residual_distribution", p_target=p_target, p_draft=p_draft)
-    got = as_array(kata.residual_distribution(p_target, p_draft), call)
-    want = ref.residual_distribution(p_target, p_draft)
-    expect_shape(got, want.shape, call)
-    expect_float(got, call)
-    rtol, atol = 1e-4, 1e-6
-    if got.shape == want.shape and not np.allclose(got, want, rtol, atol) and \
-            variants.proportional_to_difference(got, p_target, p_draft, 1e-4):
-        raise Failure(f"{call} returned {_values(got)}, expected {_values(want)}: your residual has negative "
-                      "entries, a multiple of p_target - p_draft: clamp it with max(0, .) before normalising "
-                      "(it sums to 0 over a row, so its own sum is no denominator)", "spec-residual-not-clamped",
-                      exact=True)
-    suspects = Suspects(variants.RESIDUAL_VARIANTS, p_target, p_draft, rivals=variants.RESIDUAL_RIVALS)
-    expect_close(got, want, call, suspects, bug_id, why, inputs=(p_target, p_draft), axes=("position", "token"))
-
-
-def _values(array):
-    return show(array) if array.size <= 12 else f"array{array.shape}"
-
-
 def test_residual_random_distributions(kata, ref, rng):
     for p_target, p_draft in _pairs(rng):
-        _residual(kata, ref, p_target, p_draft, "max(0, p_target - p_draft), divided by its sum along the last axis")
+        residual(kata, ref, p_target, p_draft, "max(0, p_target - p_draft), divided by its sum along the last axis")
 
 
 @bug("spec-residual-not-clamped")
 def test_residual_has_no_negative_entries(kata, ref, rng):
     for _ in range(3):
         p_target, p_draft = cases.distributions(rng, 2, 5), cases.distributions(rng, 2, 5)
-        _residual(kata, ref, p_target, p_draft, "a token the draft over-proposes gets exactly 0 in the residual")
+        residual(kata, ref, p_target, p_draft, "a token the draft over-proposes gets exactly 0 in the residual")
 
 
 @bug("spec-residual-unnormalized")
@@ -94,21 +59,21 @@ def test_residual_rows_sum_to_one(kata, ref, rng):
     pt, pd, _ = dyadic_rejection(rng, 6, 3)
     other_t, other_d = cases.distributions(rng, 2, 6)
     p_target, p_draft = np.stack([pt, other_t]), np.stack([pd, other_d])  # (2, 6): a dyadic row, a random one
-    _residual(kata, ref, p_target, p_draft, "each row of the residual sums to 1: divide by its sum")
+    residual(kata, ref, p_target, p_draft, "each row of the residual sums to 1: divide by its sum")
 
 
 def test_residual_where_target_equals_draft(kata, ref, rng):
     same = cases.distributions(rng, 1, 5)[0]
     other = cases.distributions(rng, 2, 5)
     p_target, p_draft = np.stack([same, other[0]]), np.stack([same, other[1]])  # row 0 equal, row 1 not
-    _residual(kata, ref, p_target, p_draft, "where p_target equals p_draft the residual is all zero, and the "
+    residual(kata, ref, p_target, p_draft, "where p_target equals p_draft the residual is all zero, and the "
               "contract returns p_target there (0 / 0 must not leak out as NaN)")
 
 
 def test_residual_float32(kata, ref, rng):
     p_target = cases.distributions(rng, 3, 9).astype(np.float32)
     p_draft = cases.distributions(rng, 3, 9).astype(np.float32)
-    _residual(kata, ref, p_target, p_draft, "float32 probabilities: the same residual")
+    residual(kata, ref, p_target, p_draft, "float32 probabilities: the same residual")
 
 
 # --- speculative_step: what comes back ---------------------------------------------------------------
@@ -129,7 +94,7 @@ def test_step_random_cases(kata, rng):
     found = cases.random_cases(seed, 6, gamma=(1, 5), vocab=(3, 9)) + \
         cases.random_cases(seed, 6, gamma=(1, 5), vocab=(3, 9), reject_bias=2.0) + \
         cases.random_cases(seed, 1, gamma=(1, 2), vocab=(32000, 32000), reject_bias=2.0)
-    _steps(kata, found, "walk the drafted tokens: keep x while u_accept[i] < p_target[i, x] / p_draft[i, x]; at "
+    steps(kata, found, "walk the drafted tokens: keep x while u_accept[i] < p_target[i, x] / p_draft[i, x]; at "
                         "the first rejection draw from the residual and stop; else draw a bonus from p_target[gamma]")
 
 
@@ -175,7 +140,7 @@ def test_all_accepted_draws_a_bonus_token(kata, rng):
         case = dict(draw_case(rng, gamma=(g, g)))
         case["u_accept"] = np.zeros(g)  # 0 < any ratio: every drafted token is kept
         found.append(frozen(case))
-    _steps(kata, found, "with all gamma accepted, a bonus token is drawn from p_target[gamma]: gamma + 1 tokens")
+    steps(kata, found, "with all gamma accepted, a bonus token is drawn from p_target[gamma]: gamma + 1 tokens")
 
 
 @bug("spec-continues-after-reject")
@@ -206,7 +171,7 @@ def test_draws_on_cumulative_boundaries(kata, rng):
         pd = dyadic(rng, 5)
         found.append(frozen({"p_draft": pd[None], "p_target": np.stack([pd, bonus]), "draft_tokens":
                              [int(np.argmax(pd))], "u_accept": np.array([0.5]), "u_sample": u}))
-    _steps(kata, found, "a draw takes the first index whose cumulative sum EXCEEDS u (u on a boundary goes right)")
+    steps(kata, found, "a draw takes the first index whose cumulative sum EXCEEDS u (u on a boundary goes right)")
 
 
 # --- speculative_step: the precise rules ---------------------------------------------------------------
@@ -219,7 +184,7 @@ def test_uniform_on_the_accept_boundary(kata, rng):
         ratio = pt[x] / pd[x]  # a multiple of a power of two: exact in float32 too
         found.append(frozen({"p_draft": pd[None], "p_target": np.stack([pt, dyadic(rng, 4)]), "draft_tokens": [x],
                              "u_accept": np.array([ratio]), "u_sample": 0.3}))
-    _steps(kata, found, "accepted iff u_accept < ratio: a uniform equal to the ratio rejects", name=False)
+    steps(kata, found, "accepted iff u_accept < ratio: a uniform equal to the ratio rejects", name=False)
 
 
 def test_ratio_at_least_one_always_accepts(kata, rng):
@@ -231,7 +196,7 @@ def test_ratio_at_least_one_always_accepts(kata, rng):
         pt[0] = 0.5 * case["p_draft"][0] + 0.5 * np.eye(5)[case["draft_tokens"][0]]  # ratio > 1 at token 0
         case.update(p_target=pt, u_accept=np.full(g, 0.999))
         found.append(frozen(case))
-    _steps(kata, found, "a ratio >= 1 accepts whatever u_accept (every u in [0, 1) is below it)", name=False)
+    steps(kata, found, "a ratio >= 1 accepts whatever u_accept (every u in [0, 1) is below it)", name=False)
 
 
 def test_gamma_zero(kata, rng):
@@ -240,7 +205,7 @@ def test_gamma_zero(kata, rng):
         pt = cases.distributions(rng, 1, vocab)
         found.append(frozen({"p_draft": np.zeros((0, vocab)), "p_target": pt, "draft_tokens": [],
                              "u_accept": np.zeros(0), "u_sample": cases.clear_uniform(rng, np.cumsum(pt[0]))}))
-    _steps(kata, found, "gamma = 0: one token drawn from p_target[0]", name=False)
+    steps(kata, found, "gamma = 0: one token drawn from p_target[0]", name=False)
 
 
 def test_target_equals_draft(kata, rng):
@@ -251,23 +216,23 @@ def test_target_equals_draft(kata, rng):
         pt[:g] = case["p_draft"]
         case.update(p_target=pt, u_accept=np.array([cases.clear_uniform(rng, []) for _ in range(g)]))
         found.append(frozen(case))
-    _steps(kata, found, "where p_target equals p_draft every ratio is 1: every drafted token is kept", name=False)
+    steps(kata, found, "where p_target equals p_draft every ratio is 1: every drafted token is kept", name=False)
 
 
 def test_float32_inputs(kata, rng):
     seed = _seed(rng)
     found = cases.random_cases(seed, 4, gamma=(1, 4), vocab=(4, 12), dtype=np.float32, reject_bias=1.0) + \
         cases.random_cases(seed, 1, gamma=(2, 2), vocab=(1000, 1000), dtype=np.float32, reject_bias=2.0)
-    _steps(kata, found, "float32 probabilities: the same tokens", name=False)
+    steps(kata, found, "float32 probabilities: the same tokens", name=False)
 
 
 def test_argument_forms(kata, rng):
     case = dict(draw_case(rng, gamma=(3, 3), reject_bias=1.0))
     as_lists = {**case, "u_accept": [float(u) for u in case["u_accept"]]}
     as_array_tokens = {**case, "draft_tokens": np.array(case["draft_tokens"], np.int64)}
-    _steps(kata, [frozen(as_lists)], "u_accept given as a list of floats", name=False)
-    _steps(kata, [frozen(as_array_tokens)], "draft_tokens given as an int array", name=False)
-    _steps(kata, [case], "called with keywords", name=False, keywords=True)
+    steps(kata, [frozen(as_lists)], "u_accept given as a list of floats", name=False)
+    steps(kata, [frozen(as_array_tokens)], "draft_tokens given as an int array", name=False)
+    steps(kata, [case], "called with keywords", name=False, keywords=True)
 
 
 def test_shapes_that_disagree_raise(kata, rng):
@@ -289,27 +254,14 @@ def test_shapes_that_disagree_raise(kata, rng):
 
 # --- the property that matters: the output is distributed as the target's ------------------------------
 
-def _integrated(kata, grid_cases):
-    evidence, answers = Evidence(), []
-    for case, _ in grid_cases:
-        tokens = tokens_of(kata.speculative_step(*[case[a] for a in ARGS]), case)
-        evidence.add(case, tokens, right_answer(case))
-        answers.append(tokens)
-    return evidence, answers
-
-
-def _first_wrong(evidence):
-    return next(((case, got, right) for case, got, right in evidence.calls if got != right), None)
-
-
 @weight(2)
 def test_first_token_is_distributed_as_the_target(kata, rng):
     for vocab in (3,):
         p_draft, p_target, grid_cases = integrate.drawn_grid(_seed(rng), 1, vocab, every_rule=True)
-        evidence, answers = _integrated(kata, grid_cases)
+        evidence, answers = integrated(kata, grid_cases)
         dist = integrate.first_token_distribution(answers, [w for _, w in grid_cases], vocab)
         if np.abs(dist - p_target[0]).max() > integrate.TOLERANCE:
-            case, got, right = _first_wrong(evidence) or (grid_cases[0][0], answers[0], answers[0])
+            case, got, right = first_wrong(evidence) or (grid_cases[0][0], answers[0], answers[0])
             named = evidence.named()
             table = distribution_table(p_target[0], dist)
             failure = step_failure(case, list(got), list(right), named, "the first new token must be distributed "
@@ -324,7 +276,7 @@ def test_whole_output_is_distributed_as_the_target(kata, rng):
     """gamma = 2: every kept prefix is followed by a token distributed as that position's target row."""
     vocab = 3
     p_draft, p_target, grid_cases = integrate.drawn_grid(_seed(rng), 2, vocab, every_rule=False)
-    evidence, answers = _integrated(kata, grid_cases)
+    evidence, answers = integrated(kata, grid_cases)
     weights = [w for _, w in grid_cases]
     wrong = [(k, prefix, dist, want) for k, prefix, dist, want in
              integrate.conditionals([c for c, _ in grid_cases], answers, weights, p_target)
@@ -334,7 +286,7 @@ def test_whole_output_is_distributed_as_the_target(kata, rng):
     extra = sorted(set(mine) - set(right))
     if not wrong and not extra:
         return
-    first = _first_wrong(evidence)
+    first = first_wrong(evidence)
     failure = step_failure(*first, evidence.named(), "") if first else Failure("")
     if wrong:
         k, prefix, dist, want = wrong[0]
