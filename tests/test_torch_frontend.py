@@ -49,6 +49,13 @@ def test_a_torch_file_gets_the_numpy_files_verdict(kata, path):
     else:
         assert result.status == Status.FAILED, failures
         assert path.stem in result.bugs, (result.bugs, failures)
+    # feedback in torch's words (checker/engine/torch_words.yaml): every message and fix, no NumPy spelling
+    from checker.engine import prompts
+    from test_torch_words import NUMPY_SPELLING
+
+    fixes = prompts.for_kata(kata, result.frontend).fixes
+    spoken = [(t.name, t.message, fixes.get(t.bug, "")) for t in result.failures]
+    assert not [said for said in spoken if NUMPY_SPELLING.search(said[1] + " " + said[2])], spoken
 
 
 def _numpy_file_that_tells_whether_torch_is_loaded(tmp_path, with_torch):

@@ -70,11 +70,12 @@ def workspace():
     return here
 
 
-def kata_prompts(kata):
+def kata_prompts(kata, frontend="numpy"):
+    """The kata's prompts, spelled for a file of `frontend` (a Result's `frontend`, or file_frontend's)."""
     from checker.engine import prompts
 
     try:
-        return prompts.for_kata(kata)
+        return prompts.for_kata(kata, frontend)
     except prompts.PromptsError as error:
         raise click.ClickException(str(error)) from None
 
@@ -130,6 +131,16 @@ def file_digest(kata, workspace):
         return hashlib.sha256(catalog.learner_file(kata, workspace).read_bytes()).hexdigest()[:16]
     except OSError:
         return None
+
+
+def file_frontend(path):
+    """"torch" for a kata file that imports torch, else "numpy" (no file: "numpy")."""
+    from checker.sandbox.torch_bridge import imports_torch
+
+    try:
+        return "torch" if imports_torch(Path(path).read_bytes()) else "numpy"
+    except OSError:
+        return "numpy"
 
 
 def next_kata(workspace, record=None):

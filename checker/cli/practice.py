@@ -162,7 +162,7 @@ def watch(ctx, kata_key, poll, max_checks):
             return following
         done = "Every kata passes. Next: `kata quiz`, `kata mock` for a timed interview, or `kata review`." \
             if result.status == "passed" else None
-        echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()), banner, done))
+        echo(render.watch_text(result, kata_prompts(kata, result.frontend), checks, datetime.fromtimestamp(clock.wall()), banner, done))
         banner = None
         return watching.STOP if done else None
 

@@ -102,7 +102,7 @@ def _redo(ctx, kata, workspace, poll):
     def on_change(changed):
         result = run_check(kata, changed)
         outcomes.append(result)
-        echo(render.check_text(result, kata_prompts(kata), watching=True))
+        echo(render.check_text(result, kata_prompts(kata, result.frontend), watching=True))
         return result.status.value == "passed"
 
     clock = (ctx.obj or {}).get("clock") or watch.Clock()

@@ -11,33 +11,40 @@ from checker.cli.common import Problem
 
 @cli.command()
 @click.argument("folder", metavar="[DIR]", default="kata-practice", type=click.Path(path_type=Path))
-def init(folder):
-    """Make a workspace in DIR (default: ./kata-practice): katas/ with every kata's stub, a README, and .kata/
-    for your progress. On a folder that has katas already, every file of yours is kept and only what is
-    missing is added.
+@click.option("--torch", "torch", is_flag=True, help="Write the stubs in PyTorch (kata 10 stays NumPy).")
+def init(folder, torch):
+    """Make a workspace in DIR (default: ./kata-practice): katas/ with every kata's stub, a README, a starter
+    notebook (katas.ipynb: one cell per kata, the magic loaded) and .kata/ for your progress. On a folder
+    that has katas already, every file of yours is kept and only what is missing is added.
 
     Example:
 
     \b
         kata init
+        kata init --torch my-torch-katas
         cd kata-practice && kata check 01
     """
     from checker.practice import scaffold
 
     try:
-        layout = scaffold.init(folder)
+        layout = scaffold.init(folder, torch)
     except (scaffold.InitError, OSError) as error:
         raise Problem(f"cannot make a workspace in {folder}: {error}") from None
-    shown = escape.terminal(str(folder))
+    from checker.present.layout import fit
+
+    shown, said = escape.terminal(str(folder)), []
     if layout.fresh:
-        click.echo(f"Made a workspace in {shown}: {len(layout.written) - 1} katas in katas/, a README.md, .kata/")
+        katas = sum(name.startswith("katas/") for name in layout.written)
+        said.append(f"Made a workspace in {shown}: {katas} katas in katas/{' (in PyTorch)' if torch else ''}, "
+                    f"a README.md, {scaffold.NOTEBOOK}, .kata/")
     else:
         added = ", ".join(layout.written) or "nothing: it had every file"
-        click.echo(f"{shown} is a workspace already: added {escape.terminal(added)}")
+        said.append(f"{shown} is a workspace already: added {escape.terminal(added)}")
         if layout.kept:
-            click.echo(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))}); "
-                       "`kata reset ID` restores a kata's stub, keeping a backup")
-    click.echo(f"next: cd {shown} && kata check 01")
+            said.append(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))});"
+                        " `kata reset ID` restores a kata's stub, keeping a backup")
+    said.append(f"next: cd {shown} && kata check 01 (in a notebook: jupyter lab {scaffold.NOTEBOOK})")
+    click.echo("\n".join(fit(said)))
 
 
 @cli.command()

@@ -1,4 +1,7 @@
-"""prompts.yaml: each kata's title, brief, hints and bug fixes. Data, validated on load."""
+"""prompts.yaml: each kata's title, brief, method, hints and bug fixes. Data, validated on load.
+
+The brief is the task and its contract, all a strict mock interview shows; the method (optional) is the way to
+the answer, the trick an interviewer waits to hear, shown with the brief everywhere else (`KataPrompts.task`)."""
 
 from dataclasses import dataclass
 from functools import lru_cache
@@ -11,7 +14,7 @@ from checker.engine.questions import QuizError, parse_questions
 
 PROMPTS = DATA / "prompts.yaml"
 FORMAT_VERSION = 1
-_KATA_KEYS = {"title", "brief", "hints", "bugs", "questions"}
+_KATA_KEYS = {"title", "brief", "method", "hints", "bugs", "questions"}
 _MIN_HINTS = 3
 
 
@@ -27,6 +30,12 @@ class KataPrompts:
     fixes: dict  # bug id -> one-line fix
     questions: tuple = ()  # questions.Question
     means: dict = None  # bug id -> the catalogue's one line of what the mistake is (ids first catalogued here)
+    method: str = ""  # the way to the answer: never in a strict mock's brief
+
+    @property
+    def task(self):
+        """The brief, then the method: what a learner is shown outside a strict mock."""
+        return f"{self.brief}\n{self.method}" if self.method else self.brief
 
 
 @lru_cache(maxsize=None)
@@ -76,6 +85,8 @@ def validate(data, path):
         for key in ("title", "brief"):
             if not isinstance(block.get(key), str) or not block[key].strip():
                 fail(f"{where}.{key}", "missing or empty text")
+        if "method" in block and (not isinstance(block["method"], str) or not block["method"].strip()):
+            fail(f"{where}.method", "an empty method: give the text, or leave the key out")
         hints = block.get("hints")
         if not isinstance(hints, list) or len(hints) < _MIN_HINTS or not all(isinstance(h, str) for h in hints):
             fail(f"{where}.hints", f"expected a list of at least {_MIN_HINTS} texts")
@@ -95,7 +106,7 @@ def validate(data, path):
         except QuizError as error:
             raise PromptsError(f"{path}: {error}") from None
         prompts[slug] = KataPrompts(block["title"].strip(), block["brief"].strip(), tuple(h.strip() for h in hints),
-                                    fixes, questions, means)
+                                    fixes, questions, means, (block.get("method") or "").strip())
     ids = [q.id for entry in prompts.values() for q in entry.questions]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -103,16 +114,22 @@ def validate(data, path):
     return prompts
 
 
-def for_kata(kata):
+def for_kata(kata, frontend="numpy"):
+    """The kata's prompts, spelled for a file of `frontend` ("torch": in PyTorch's words, spelling.py)."""
+    from checker.engine import spelling
+
     prompts = load()
     if kata.slug not in prompts:
         raise PromptsError(f"{PROMPTS}: katas: no entry for kata {kata}")
-    return prompts[kata.slug]
+    return spelling.prompts_in(prompts[kata.slug], frontend)
 
 
-def fix_of(bug_id):
+def fix_of(bug_id, frontend="numpy"):
     """The one-line fix of a catalogued bug, from the first kata whose block has it (ids are global)."""
-    return next((entry.fixes[bug_id] for entry in load().values() if bug_id in entry.fixes), "")
+    from checker.engine import spelling
+
+    fix = next((entry.fixes[bug_id] for entry in load().values() if bug_id in entry.fixes), "")
+    return spelling.in_frontend(fix, frontend)
 
 
 def means_of(bug_id, slug=None):

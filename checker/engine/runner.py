@@ -47,6 +47,10 @@ def check(kata, path, limits=None, seed=DEFAULT_SEED, source=None, author="your"
         from checker.engine import stubs
 
         result.unreachable = stubs.unreachable(boxes[0].source)  # the bytes the sandbox read once, never again
+    if result.frontend == "torch":
+        from checker.engine import spelling
+
+        result = spelling.result_in(result)  # the messages in torch's words, the learner's quoted lines as written
     return result
 
 

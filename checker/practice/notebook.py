@@ -1,9 +1,11 @@
-"""`%%kata NN` in Jupyter: check a cell's code as kata NN's file, in the same sandbox as `kata check`.
+"""`%%kata NN` and `%kata VERB` in Jupyter: check a cell's code as kata NN's file, in the same sandbox as
+`kata check`, and the learner's verbs (list, hint, solution, repro, check) without leaving the notebook.
 
 The cell's text is handed to the sandbox as the kata file's bytes: it is never run in the notebook's own
 process, so the kernel's namespace is untouched, and a cell that loops ends with a timeout verdict while the
-kernel lives on. The verdict shows as HTML (status, named bugs, messages, the weight pictures as tables) with
-the same text as a plain fallback for consoles. Progress is recorded as `kata check` records it.
+kernel lives on. The verdict shows as HTML (notebook_html.py) with the terminal's text as a plain fallback.
+A cell's check is the cell's own entry in the progress record (kata, time, outcome), never the kata file's:
+what `katas/NN_slug.py` earned stays until that file is checked again.
 
     %load_ext checker
     %%kata 02
@@ -11,47 +13,47 @@ the same text as a plain fallback for consoles. Progress is recorded as `kata ch
     def softmax(x, axis=-1): ...
 """
 
-import dataclasses
 import shlex
+from pathlib import Path
 
-from checker.present import escape
 from checker.engine.results import Status
+from checker.practice.notebook_html import Text, Verdict, bounded, grid_html, result_html  # noqa: F401 (the API)
+from checker.practice.notebook_html import CODE_CHARS, FAILURES, MESSAGE_CHARS, OUTPUT_CHARS  # noqa: F401
 
-# what a cell's verdict shows at most, whatever the cell printed or raised: its HTML and its text stay
-# within a few hundred KB (FAILURES × (MESSAGE_CHARS + 3 × CODE_CHARS) + OUTPUT_CHARS characters, escaped)
-MESSAGE_CHARS = 2_000  # of a check's message
-CODE_CHARS = 200  # of a line of the cell quoted beside a failure
-OUTPUT_CHARS = 20_000  # of what the cell printed
-FAILURES = 40  # failing checks shown (the rest counted)
-
-_COLOURS = {Status.PASSED: "#1a7f37", Status.FAILED: "#cf222e", Status.ERROR: "#cf222e",
-            Status.TIMEOUT: "#9a6700", Status.NOT_STARTED: "#57606a"}
+USAGE = ("%%kata NN [--timeout SECONDS] [--verbose] checks the cell as kata NN's file; "
+         "%kata list | next | hint [NN] | solution NN [--yes] | repro NN | check NN [--verbose]")
 
 
 def load_ipython_extension(ipython):
-    """What `%load_ext checker` calls: register the `%%kata` cell magic."""
+    """What `%load_ext checker` calls: register `kata` as a cell magic (`%%kata NN`) and a line magic (`%kata hint`)."""
     from IPython.core.magic import no_var_expand
 
     # the line is taken raw: IPython would otherwise run every {expression} in it in the kernel first
-    ipython.register_magic_function(no_var_expand(kata_magic), magic_kind="cell", magic_name="kata")
+    ipython.register_magic_function(no_var_expand(kata_magic), magic_kind="line_cell", magic_name="kata")
 
 
-def kata_magic(line, cell):
-    """%%kata NN [--timeout SECONDS]: check this cell as kata NN's file (in the sandbox, never in this kernel)."""
+def kata_magic(line, cell=None):
+    """%%kata NN [--timeout SECONDS] [--verbose]: check this cell as kata NN's file (in the sandbox, never in this
+    kernel). %kata list, next, hint [NN], solution NN [--yes], repro NN, check NN: the learner's verbs."""
     from IPython.display import display
 
     from checker.engine import catalog
 
     try:
-        kata, seconds = _arguments(line)
-        catalog.find_workspace()  # the progress goes in a workspace: outside one, say `kata init` makes one
+        workspace = catalog.find_workspace()  # the progress goes in a workspace: outside one, `kata init` makes one
+        shown = verb(line, workspace) if cell is None else _check(line, cell)
     except (ValueError, catalog.NoWorkspace) as problem:
-        display(Verdict(None, None, error=str(problem)))
-        return
-    display(check_cell(kata, cell, seconds))
+        shown = Verdict(None, None, error=str(problem))
+    display(shown)
+
+
+def _check(line, cell):
+    kata, seconds, verbose = _arguments(line)
+    return check_cell(kata, cell, seconds, verbose)
 
 
 def _arguments(line):
+    """The cell magic's line: (kata, seconds, verbose); ValueError says the usage."""
     from checker.engine import catalog
     from checker.sandbox import DEFAULT_SECONDS
 
@@ -64,16 +66,24 @@ def _arguments(line):
         except (IndexError, ValueError):
             raise ValueError("--timeout takes a number of seconds, e.g. %%kata 02 --timeout 5") from None
         del words[at:at + 2]
+    verbose = "--verbose" in words
+    words = [word for word in words if word != "--verbose"]
     if len(words) != 1:
-        raise ValueError("usage: %%kata NN [--timeout SECONDS], e.g. %%kata 02")
+        raise ValueError("usage: %%kata NN [--timeout SECONDS] [--verbose], e.g. %%kata 02")
+    return _kata(words[0]), seconds, verbose
+
+
+def _kata(key):
+    from checker.engine import catalog
+
     try:
-        return catalog.find(words[0]), seconds
+        return catalog.find(key)
     except catalog.UnknownKata as unknown:
         raise ValueError(str(unknown)) from None
 
 
-def check_cell(kata, cell, seconds):
-    """Check the cell's text as `kata`'s file; the verdict to display, with the check recorded as progress."""
+def check_cell(kata, cell, seconds, verbose=False):
+    """Check the cell's text as `kata`'s file; the verdict to display, with the check recorded as the cell's."""
     from checker.engine import catalog, prompts as kata_prompts
     from checker.engine.runner import DEFAULT_SEED, check
     from checker.practice import progress
@@ -81,140 +91,60 @@ def check_cell(kata, cell, seconds):
 
     workspace = catalog.find_workspace()
     record = progress.load(workspace)
-    seed = record.of(kata.id).seed
+    seed = record.katas[kata.id].seed if kata.id in record.katas else None
     result = check(kata, f"cell-{kata.filename}", Limits(seconds=seconds),
                    DEFAULT_SEED if seed is None else seed, source=cell.encode("utf-8"))
-    record.record_check(result.kata, result.status.value, result.bugs, digest=None)
+    record.record_cell(result.kata, result.status.value, result.bugs)  # the cell's own entry, never the file's
     try:
         record.save()
     except OSError:
         pass  # progress is a help: a read-only workspace still gets its verdict
-    prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata)
-    return Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace))
+    prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata, result.frontend)
+    return Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace), verbose=verbose)
 
 
-def bounded(result):
-    """`result` with every text the cell's code shaped cut to a stated size (MESSAGE_CHARS, CODE_CHARS,
-    OUTPUT_CHARS), so neither the HTML nor the text the kernel sends grows with the cell's bytes."""
-    def test(outcome):
-        where = [[line, escape.cut(function, CODE_CHARS), escape.cut(code, CODE_CHARS)]
-                 for line, function, code in outcome.where[-3:]]
-        return dataclasses.replace(outcome, message=escape.cut(outcome.message, MESSAGE_CHARS), where=where)
+def cell_copy(kata, workspace):
+    """Where the latest cell checked as `kata` is kept (its repro runs on it)."""
+    return Path(workspace) / ".kata" / "notebook" / Path(kata.filename).name
 
-    return dataclasses.replace(result, tests=[test(outcome) for outcome in result.tests],
-                               output=escape.cut(result.output, OUTPUT_CHARS))
+
+def repro_path(kata, workspace):
+    """Where the repro of the latest failing cell of `kata` is written (apart from `kata check --repro`'s)."""
+    return Path(workspace) / ".kata" / "notebook" / "repro" / Path(kata.filename).name
 
 
 def _repro(kata, result, cell, workspace):
     """The first failure as a runnable snippet (checker/practice/repro.py), on a copy of the cell kept in
     .kata/notebook/, or None. Running it is the learner's choice: it runs the cell's code where it is run."""
-    from pathlib import Path
-
     from checker.practice import repro
 
-    failed = next((test for test in result.ranked_failures if test.calls), None)
-    if failed is None:
-        return None
-    folder = Path(workspace) / ".kata"
-    copy = folder / "notebook" / Path(kata.filename).name
-    target = folder / "repro" / Path(kata.filename).name
+    copy, target = cell_copy(kata, workspace), repro_path(kata, workspace)
     try:
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(cell, encoding="utf-8")
+        failed = next((test for test in result.ranked_failures if test.calls), None)
+        if failed is None:
+            target.unlink(missing_ok=True)  # `%kata repro` never shows a snippet of an older cell
+            return None
         snippet = repro.build(failed, copy, kata.id, target.with_suffix(".npz"), result.frontend)
         return None if snippet is None else (repro.write(snippet, target)[0], snippet.code)
     except OSError:
         return None  # a repro is a help: no writable workspace, no repro
 
 
-class Verdict:
-    """A check's result as rich output: `_repr_html_` for notebooks, `__repr__` (kata check's text) elsewhere."""
+def verb(line, workspace):
+    """`%kata VERB ...`: what the verb shows (notebook_verbs.py does each)."""
+    from checker.practice import notebook_verbs
 
-    def __init__(self, result, prompts, error=None, repro=None):
-        self.result, self.prompts, self.error = result, prompts, error
-        self.repro = repro  # (path written, snippet) of the first failure, or None
-
-    def __repr__(self):
-        if self.error:
-            return self.error
-        import click
-
-        from checker.present import render
-
-        return click.unstyle(render.check_text(self.result, self.prompts, command="%%kata"))
-
-    def _repr_html_(self):
-        if self.error:
-            return f'<div style="color:#cf222e">{escape.html(self.error)}</div>'
-        page = result_html(self.result, self.prompts)
-        if self.repro:
-            path, code = self.repro
-            page += (f"<details><summary>Repro, written to {escape.html(str(path))}: run it with "
-                     f"<code>%run {escape.html(str(path))}</code></summary><pre>{escape.html(code)}</pre></details>")
-        return page
-
-
-def result_html(result, prompts=None):
-    """The verdict as one HTML block. Every string from the learner's code (messages, printed output) is escaped."""
-    status = Status(result.status)
-    colour = _COLOURS.get(status, "#57606a")
-    passed = sum(t.outcome == Status.PASSED for t in result.tests)
-    parts = [f'<div class="kata-verdict"><p><b style="color:{colour}">{escape.html(status.value.upper())}</b> '
-             f'kata {escape.html(result.kata)} {escape.html(result.slug)}: {passed} of {len(result.tests)} checks '
-             f'passed in {result.seconds:.2f} s</p>']
-    if result.bugs:
-        parts.append("<p>Named: " + ", ".join(f"<code>{escape.html(b)}</code>" for b in result.bugs) + "</p>")
-    if status == Status.NOT_STARTED and prompts is not None:
-        parts.append(f"<pre>{escape.html(prompts.brief)}</pre>")
-    failures = result.ranked_failures
-    parts += [_failure_html(test, prompts) for test in failures[:FAILURES]]
-    if len(failures) > FAILURES:
-        parts.append(f"<p>… and {len(failures) - FAILURES} more failing checks</p>")
-    if result.output:
-        parts.append(f"<details><summary>printed</summary><pre>{escape.html(result.output)}</pre></details>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _failure_html(test, prompts):
-    lines = [f'<div style="margin:0.5em 0"><b>✗ {escape.html(test.name)}</b>: {escape.html(test.message)}']
-    if test.picture is not None:
-        lines.append(grid_html(test.picture))
-    for line, function, code in test.where[-3:]:
-        lines.append(f"<br><code>line {int(line)} in {escape.html(str(function))}: {escape.html(str(code))}</code>")
-    if test.bug:
-        fix = prompts.fixes.get(test.bug) if prompts else None
-        lines.append(f"<br>→ <b><code>{escape.html(test.bug)}</code></b>" + (f". Fix: {escape.html(fix)}" if fix else ""))
-    lines.append("</div>")
-    return "".join(lines)
-
-
-def grid_html(grid):
-    """The learner's weights and the expected ones as two HTML tables (cells that differ in red), or "" when
-    the terminal's picture would not be drawn either."""
-    from checker.present.render import grid_cells
-
-    drawn = grid_cells(grid)
-    if drawn is None:
-        return ""
-    got, want, allowed, differs = drawn
-    tables = [_table(f"{grid.title}: yours", got, allowed, differs),
-              _table("expected", want, allowed, differs & False)]
-    return '<div style="display:flex;gap:2em;flex-wrap:wrap">' + "".join(tables) + "</div>"
-
-
-def _table(title, values, allowed, differs):
-    import numpy as np
-
-    head = "".join(f"<th>k{j}</th>" for j in range(values.shape[1]))
-    rows = []
-    for i, row in enumerate(values):
-        cells = []
-        for j, value in enumerate(row):
-            text = "·" if not allowed[i, j] and value == 0 else ("nan" if value != value else f"{value:.2f}")
-            style = ' style="color:#cf222e;font-weight:bold"' if differs[i, j] else ""
-            cells.append(f"<td{style}>{text}</td>")
-        rows.append(f"<tr><th>q{i}</th>{''.join(cells)}<td><i>{np.sum(row):.2f}</i></td></tr>")
-    return (f'<table style="font-family:monospace;text-align:right"><caption>{escape.html(title)}</caption>'
-            f"<tr><th></th>{head}<th>sum</th></tr>{''.join(rows)}</table>")
-
+    words = shlex.split(line)
+    if not words or words[0] in ("help", "-h", "--help"):
+        return Text(USAGE)
+    name, rest = words[0], words[1:]
+    known = {"list": notebook_verbs.listing, "next": notebook_verbs.next_kata, "hint": notebook_verbs.hint,
+             "solution": notebook_verbs.solution, "repro": notebook_verbs.repro, "check": notebook_verbs.check}
+    if name not in known:
+        if name[:1].isdigit():
+            raise ValueError(f"%kata {name} is a line: a cell is checked with %%kata {name} on its first line. "
+                             + USAGE)
+        raise ValueError(f"unknown verb {name!r}. {USAGE}")
+    return known[name](workspace, rest)

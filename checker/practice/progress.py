@@ -11,8 +11,8 @@ import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-FORMAT_VERSION = 4  # 2 added bugs_seen, 3 last_checked, 4 the review fields and quiz; older files are read as they are
-_READABLE_VERSIONS = (1, 2, 3, 4)
+FORMAT_VERSION = 5  # 2 bugs_seen, 3 last_checked, 4 review fields and quiz, 5 cells; older files read as they are
+_READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass
@@ -36,6 +36,17 @@ class KataProgress:
         return self.seconds_to_pass is not None
 
 
+@dataclass
+class CellProgress:
+    """The latest `%%kata` cell checked as a kata: its own record, never the kata file's (a cell is not the file)."""
+    status: str
+    at: float  # when it was checked
+    bugs: list = field(default_factory=list)  # the bugs that check named
+    checks: int = 0  # cells checked as this kata in all
+
+
+_CELL_TYPES = {"status": (str,), "at": (int, float), "bugs": (list,), "checks": (int,)}
+
 _TYPES = {"status": (str,), "attempts": (int,), "hints_used": (int,), "first_seen": (int, float, type(None)),
           "seconds_to_pass": (int, float, type(None)), "bugs_seen": (list,), "last_checked": (str, type(None)),
           "seed": (int, type(None)), "bug_hits": (dict,), "last_passed": (int, float, type(None)),
@@ -49,6 +60,7 @@ class Progress:
     warning: str | None = None  # set when the file on disk could not be used
     quiz: dict = field(default_factory=dict)  # question id -> [times asked, times missed] (kata review asks the missed)
     interview: str | None = None  # `kata review --until DATE`: the day the review is spread up to (ISO date)
+    cells: dict = field(default_factory=dict)  # id -> CellProgress: the notebook's checks, kept apart from the file's
 
     def of(self, kata_id):
         return self.katas.setdefault(kata_id, KataProgress())
@@ -75,6 +87,18 @@ class Progress:
         if status == "passed" and attempt:
             entry.last_passed = now
 
+    def record_cell(self, kata_id, status, bugs=(), now=None):
+        """Record a `%%kata` cell's check as the cell's own entry: what the learner's file earned is untouched."""
+        checks = self.cells[kata_id].checks if kata_id in self.cells else 0
+        self.cells[kata_id] = CellProgress(status, time.time() if now is None else now, list(dict.fromkeys(bugs)),
+                                           checks + 1)
+
+    def cell_differs(self, kata_id):
+        """The kata's latest cell, when its outcome is not the file's status (what `kata list` shows), or None."""
+        cell = self.cells.get(kata_id)
+        file_status = self.katas[kata_id].status if kata_id in self.katas else "unchecked"
+        return cell if cell is not None and cell.status != file_status else None
+
     def record_answers(self, asked):
         """Keep, per quiz question, how often it was asked and missed (quiz.Asked, answered ones only)."""
         for question in asked:
@@ -98,7 +122,8 @@ class Progress:
 
     def save(self):
         data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())},
-                "quiz": dict(sorted(self.quiz.items())), "interview": self.interview}
+                "quiz": dict(sorted(self.quiz.items())), "interview": self.interview,
+                "cells": {k: asdict(v) for k, v in sorted(self.cells.items())}}
         atomic_write(self.path, json.dumps(data, indent=2))
 
 
@@ -132,9 +157,22 @@ def load(workspace):
         interview = data.get("interview")
         if interview is not None and not isinstance(interview, str):
             raise ValueError(f"interview = {interview!r}")
+        cells = {str(k): _cell(v) for k, v in data.get("cells", {}).items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         return Progress(path, warning=f"{path} could not be read ({error}); starting a fresh record")
-    return Progress(path, katas, quiz=quiz, interview=interview)
+    return Progress(path, katas, quiz=quiz, interview=interview, cells=cells)
+
+
+def _cell(data):
+    """One cell's record, its fields checked as _entry checks a kata's."""
+    if set(data) != set(_CELL_TYPES):
+        raise ValueError(f"a cell's record holds {sorted(_CELL_TYPES)}, found {sorted(data)}")
+    for name, value in data.items():
+        if not isinstance(value, _CELL_TYPES[name]) or isinstance(value, bool):
+            raise ValueError(f"cells: {name} = {value!r}")
+    if not all(isinstance(bug, str) for bug in data["bugs"]):
+        raise ValueError(f"cells: bugs = {data['bugs']!r}")
+    return CellProgress(**data)
 
 
 def _entry(data):

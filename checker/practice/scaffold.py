@@ -1,5 +1,5 @@
-"""`kata init`: lay out a learner's workspace (katas/ with every stub, a README, .kata/), never touching a file
-the learner already has."""
+"""`kata init`: lay out a learner's workspace (katas/ with every stub, a README, a starter notebook, .kata/),
+never touching a file the learner already has. `torch`: the stubs in PyTorch's words (torch_stubs.py)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -8,6 +8,7 @@ from checker.engine import catalog
 from checker.engine.workspace import pristine_stub
 
 README = "README.md"
+NOTEBOOK = "katas.ipynb"  # the starter notebook: the magic loaded, then one cell per kata with its stub
 
 
 class InitError(Exception):
@@ -30,22 +31,34 @@ def learner_readme():
     return Path(__file__).with_name("learner_readme.md").read_text(encoding="utf-8")
 
 
-def planned(folder):
+def stub_of(kata, torch=False):
+    """The stub a workspace starts from: the shipped one, or (torch) its PyTorch words where the kata has them
+    (kata 10 hands out a NumPy decoder)."""
+    from checker.engine.torch_stubs import torch_stub
+
+    return (torch and torch_stub(kata)) or pristine_stub(kata)
+
+
+def planned(folder, torch=False):
     """What a workspace holds: {path relative to the folder: text}."""
-    files = {f"katas/{kata.filename}": pristine_stub(kata) for kata in catalog.all_katas()}
+    from checker.practice import starter
+
+    katas = catalog.all_katas()
+    files = {f"katas/{kata.filename}": stub_of(kata, torch) for kata in katas}
     missing = [name for name, text in files.items() if text is None]
     if missing or not files:
         raise InitError(f"this kata install lacks the stubs ({', '.join(missing) or 'no katas'}): reinstall it")
-    return {README: learner_readme(), **files}
+    stubs = [(kata, files[f"katas/{kata.filename}"]) for kata in katas]
+    return {README: learner_readme(), NOTEBOOK: starter.notebook(stubs), **files}
 
 
-def init(folder):
+def init(folder, torch=False):
     """Write every file of a workspace that `folder` lacks; keep every file it has. Returns the Layout."""
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder} is a file, not a folder")
     layout = Layout(folder)
-    files = planned(folder)
+    files = planned(folder, torch)
     for name in ("katas", ".kata"):
         target = folder / name
         if target.is_symlink() or (target.exists() and not target.is_dir()):

@@ -1,6 +1,7 @@
 """Text for people. Everything here formats a result it is given; nothing here decides anything."""
 
 import os
+from dataclasses import dataclass
 
 import click
 
@@ -11,6 +12,24 @@ SHOWN_FAILURES = 4  # the rest are one `--json` away
 STATUS_COLOUR = {Status.PASSED: "green", Status.FAILED: "red", Status.NOT_STARTED: "yellow", Status.ERROR: "red",
                  Status.TIMEOUT: "red"}
 _MARK = {Status.FAILED: "✗", Status.ERROR: "!", Status.NOT_STARTED: "·", Status.TIMEOUT: "⏱"}
+
+
+@dataclass(frozen=True)
+class Commands:
+    """How the learner, where they are, checks a kata again, sees every check, gets the repro of the first
+    failure and the next hint: `kata` at a terminal, the magic in a notebook ({id}: the kata's id)."""
+    check: str = "kata check {id}"
+    verbose: str = "kata check {id} --verbose"
+    repro: str = "kata check {id} --repro"
+    hint: str = "kata hint {id}"
+
+    def of(self, verb, kata_id):
+        return getattr(self, verb).format(id=kata_id)
+
+
+TERMINAL = Commands()
+# a cell is checked by running it again; its repro is written at each check and shown by the line magic
+NOTEBOOK = Commands("%%kata {id}", "%%kata {id} --verbose", "%kata repro {id}", "%kata hint {id}")
 
 
 def status_label(status):
@@ -33,13 +52,14 @@ def color_wanted():
     return False if os.environ.get("NO_COLOR") else None
 
 
-def check_text(result, prompts=None, command="kata", watching=False, strict=False, verbose=False, next_step=None):
+def check_text(result, prompts=None, commands=TERMINAL, watching=False, strict=False, verbose=False, next_step=None):
     """A check's result: status line, then each failure with its call, its bug and a fix.
 
     Failures come most informative first (a named bug with a picture leads). `watching` (kata watch,
     kata mock): the first failure only, and "save" where it says "run". `strict` (a mock interview):
     the status and the failing checks' names, never a bug name, a fix or a picture. `verbose`: every
-    check, passed ones too. `next_step`: what to do after a pass, one line.
+    check, passed ones too. `next_step`: what to do after a pass, one line. `commands`: how the learner
+    spells the commands the text points to (render.TERMINAL, render.NOTEBOOK).
     """
     label, colour = status_label(result.status)
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
@@ -56,16 +76,17 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     if result.status == Status.NOT_STARTED:
         lines += ["", "The stub still raises NotImplementedError. The task:", ""]
         if prompts:
-            lines += [layout.Kept(line) for line in layout.reflow(prompts.brief.splitlines(), layout.current(), "  ")]
+            told = prompts.brief if strict else prompts.task  # a strict mock's brief holds no trick
+            lines += [layout.Kept(line) for line in layout.reflow(told.splitlines(), layout.current(), "  ")]
         again = (" and save it: each save is checked" if watching
-                 else f", then run `{command} check {result.kata}` again")
+                 else f", then run `{commands.of('check', result.kata)}` again")
         lines += ["", f"Edit {escape.terminal(result.file)}{again}."
-                  + ("" if strict else f" Stuck? `{command} hint {result.kata}`.")]
+                  + ("" if strict else f" Stuck? `{commands.of('hint', result.kata)}`.")]
         return "\n".join(layout.fit(lines))
     if strict:
         lines += _strict_lines(result)
     else:
-        lines += _failures_lines(result, prompts, command, 1 if watching else None if verbose else SHOWN_FAILURES)
+        lines += _failures_lines(result, prompts, commands, 1 if watching else None if verbose else SHOWN_FAILURES)
     if verbose:
         lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
@@ -80,7 +101,7 @@ def check_text(result, prompts=None, command="kata", watching=False, strict=Fals
     return "\n".join(layout.fit(lines))
 
 
-def _failures_lines(result, prompts, command, shown):
+def _failures_lines(result, prompts, commands, shown):
     failures = _fold_repeated_crashes(result.ranked_failures)
     shown = len(failures) if shown is None else shown
     lines, fixed = [], set()
@@ -90,10 +111,10 @@ def _failures_lines(result, prompts, command, shown):
             lines.append(f"    (the same error in {repeats} more check{'s' if repeats > 1 else ''})")
     hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
-        lines += ["", f"... and {hidden} more: `{command} check {result.kata} --verbose` shows every check."]
+        lines += ["", f"... and {hidden} more: `{commands.of('verbose', result.kata)}` shows every check."]
     if shown > 1 and any(test.calls for test, _ in failures):
-        lines += ["", f"`{command} check {result.kata} --repro` writes the first failing call as a Python snippet "
-                      "to run on your file."]
+        lines += ["", f"`{commands.of('repro', result.kata)}` gives the first failing call as a Python snippet "
+                      "to run on your code."]
     return lines
 
 
@@ -300,7 +321,8 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     lines = [f"{head}  {click.style(clock_text(seconds_left) + ' left', fg='cyan', bold=True)}"]
     if why:
         lines.append(why)
-    brief = prompts.brief.replace(f"katas/{kata.filename}", file)  # the mock's own file, not the learner's
+    # the mock's own file, not the learner's; strict: the task and its contract, never the method (the trick)
+    brief = (prompts.brief if strict else prompts.task).replace(f"katas/{kata.filename}", file)
     lines += ["", click.style(prompts.title, bold=True)]
     lines += [layout.Kept(line) for line in layout.reflow(brief.splitlines(), layout.current(), "  ")] + [""]
     if result is None:

@@ -9,12 +9,16 @@ from checker.present import layout
 from checker.present.render import duration, styled_status
 
 
-def list_text(rows, plan=None):
+def list_text(rows, plan=None, notebook=None):
     """`kata list`: one line a kata, each column as wide as its content; a title too long for the terminal
-    wraps inside its own column. rows: (kata, title, progress.KataProgress). `plan`: review lines, after."""
-    head = ("id", "kata", "", "status", "attempts", "hints", "time to pass")
+    wraps inside its own column. rows: (kata, title, progress.KataProgress). `plan`: review lines, after.
+    `notebook`: kata id -> progress.CellProgress, the `%%kata` cells whose outcome differs from the file's,
+    shown in a column of their own (none: no column)."""
+    notebook = notebook or {}
+    head = ("id", "kata", "", "status", "attempts", "hints", "time to pass") + (("notebook cell",) if notebook else ())
     cells = [(kata.id, kata.slug, title, entry.status, str(entry.attempts), str(entry.hints_used),
-              duration(entry.seconds_to_pass)) for kata, title, entry in rows]
+              duration(entry.seconds_to_pass)) + ((_cell_text(notebook.get(kata.id)),) if notebook else ())
+             for kata, title, entry in rows]
     widths = [max(layout.display_width(row[i]) for row in [head, *cells]) for i in range(len(head))]
     terminal = layout.current()
     if terminal is not None:  # the title takes what the other columns leave
@@ -31,8 +35,20 @@ def list_text(rows, plan=None):
     for row in cells:
         title = layout.wrap(row[2], widths[2], "", narrowest=1) if layout.display_width(row[2]) > widths[2] else [row[2]]
         lines.append(layout.Kept(line((*row[:2], title[0], *row[3:]), styled=True)))
-        lines += [layout.Kept(line(("", "", more, "", "", "", "")).rstrip()) for more in title[1:]]
+        lines += [layout.Kept(line(("", "", more) + ("",) * (len(head) - 3)).rstrip()) for more in title[1:]]
+    if notebook:
+        lines += ["", "A notebook cell's check is its own: the status is your kata file's (`kata check ID`)."]
     return "\n".join(lines + list(plan or []))
+
+
+def _cell_text(cell):
+    """A cell's latest outcome and when: "failed 14:03" (today) or "failed 3 Dec"."""
+    if cell is None:
+        return ""
+    from datetime import datetime
+
+    at = datetime.fromtimestamp(cell.at)
+    return f"{cell.status} {at:%H:%M}" if at.date() == datetime.now().date() else f"{cell.status} {at:%d %b}"
 
 
 def plan_lines(plan, questions=0, short=False):

@@ -163,7 +163,7 @@ def _serve(requests, replies, path, bridge=None):
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
             result = len(target) if name == "__len__" else getattr(target, name)(*sent, **kwargs)
-            return bridge.to_numpy(result), args
+            return bridge.to_numpy(result), [bridge.to_numpy(arg) for arg in sent]  # what the file was handed, after
         result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
         return result, args
 

@@ -156,11 +156,29 @@ def _products(q, k, v, d_out, mask):
 
 
 def _error(a, b):
+    """The errors `a @ b` raises: NumPy's message, and the one torch.matmul gives the same shapes (a PyTorch
+    file's k.T reverses every axis as NumPy's does), or () when the product works."""
     try:
         a @ b
     except ValueError as error:
-        return str(error)
-    return None
+        return (str(error),) + _torch_broadcast_error(a.shape, b.shape)
+    return ()
+
+
+def _torch_broadcast_error(a_shape, b_shape):
+    """torch.matmul's message when the batch dims (all but the last two) of shapes a and b do not broadcast, as
+    torch's infer_size words it, counted from the right, without importing torch; else ()."""
+    if len(a_shape) < 3 and len(b_shape) < 3:
+        return ()
+    a_batch, b_batch = tuple(a_shape[:-2]), tuple(b_shape[:-2])
+    ndim = max(len(a_batch), len(b_batch))
+    for offset in range(1, ndim + 1):
+        x = a_batch[-offset] if offset <= len(a_batch) else 1
+        y = b_batch[-offset] if offset <= len(b_batch) else 1
+        if x != y and x != 1 and y != 1:
+            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension "
+                    f"{ndim - offset}",)
+    return ()
 
 
 def shape_error(message, q, k, v, d_out, mask=None):
@@ -169,10 +187,9 @@ def shape_error(message, q, k, v, d_out, mask=None):
     dS . q, dS^T . k: a misplaced P and dS . q raise the same, so no bug is named), ("transposed", name) for
     a batched operand reversed whole by .T; else None."""
     reversed_whole, misplaced = _products(q, k, v, d_out, mask)
-    if any((text := _error(a, b)) and text in message for a, b in misplaced):
+    if any(text in message for a, b in misplaced for text in _error(a, b)):
         return "misplaced", None
     for name, a, b in reversed_whole:
-        text = _error(a, b) if max(a.ndim, b.ndim) >= 3 else None
-        if text and text in message:
+        if max(a.ndim, b.ndim) >= 3 and any(text in message for text in _error(a, b)):
             return "transposed", name
     return None

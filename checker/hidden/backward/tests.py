@@ -51,6 +51,12 @@ def _check_softmax(kata, ref, y, dy, axis=-1, why=JVP, rule=None):
     expect_close(got, want, call, Suspects(SOFTMAX_BACKWARD_VARIANTS, y64, dy64, axis), why=why, inputs=(y, dy))
 
 
+def _in_both_precisions(*arrays):
+    """The arrays as they are (float64), then cast to float32: every edge case meets float32 too, where a
+    floor such as 1e-300 rounds to 0."""
+    return [arrays, tuple(np.asarray(x, np.float32) for x in arrays)]
+
+
 def test_softmax_backward_values(kata, ref, rng):
     y = _softmax(rng.normal(size=(2, 3, 5)) * 2)
     _check_softmax(kata, ref, y, rng.normal(size=(2, 3, 5)))
@@ -96,8 +102,8 @@ def _nan_in_empty_slices(y):
 def test_softmax_backward_all_zero_slice(kata, ref, rng):
     y = _softmax(rng.normal(size=(2, 3, 4)))
     y[1, 0] = 0.0  # a query with no visible key: softmax gives zeros
-    _check_softmax(kata, ref, y, rng.normal(size=y.shape), why="a slice where y is 0 gets dx = 0",
-                   rule=_nan_in_empty_slices(y))
+    for y_in, dy in _in_both_precisions(y, rng.normal(size=y.shape)):
+        _check_softmax(kata, ref, y_in, dy, why="a slice where y is 0 gets dx = 0", rule=_nan_in_empty_slices(y))
 
 
 def test_softmax_backward_float32(kata, ref, rng):
@@ -204,11 +210,11 @@ def test_self_attention_heads(kata, ref, rng):
 @bug("backward-ignores-mask")
 @weight(2)
 def test_mask_blocks_gradient(kata, ref, rng):
-    q, k, v, d_out = inputs(rng, (2, 2), 3, 5, 6, 4)
     keep = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
     mask = causal(3, 5) & keep  # (2, 1, 3, 5): every query still sees a key
-    check(kata, ref, q, k, v, d_out, mask, "causal mask (3, 5) & padding (2, 1, 1, 5)",
-           why="a blocked (query, key) pair passes no gradient")
+    for args in _in_both_precisions(*inputs(rng, (2, 2), 3, 5, 6, 4)):
+        check(kata, ref, *args, mask, "causal mask (3, 5) & padding (2, 1, 1, 5)",
+              why="a blocked (query, key) pair passes no gradient")
 
 
 @bug("mask-after-softmax")
@@ -230,16 +236,17 @@ def test_no_visible_key(kata, ref, rng):
     # tells a softmax masked before from one masked after (and renormalised: 0 / 0 there)
     k, v, d_out = rng.normal(size=(6, 2, 4)), rng.normal(size=(6, 2, 3)), rng.normal(size=(6, 5, 3))
     q = queries_for(np.array([0.0, 800.0]) + rng.normal(size=(6, 5, 2)), k)
-    check(kata, ref, q, k, v, d_out, causal(5, 2), "causal mask (5, 2): queries 0-2 see no key, key 1 scores 800 "
-           "above key 0", why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
+    for args in _in_both_precisions(q, k, v, d_out):  # a floor such as 1e-300 is 0 in float32: 0 / 0 there
+        check(kata, ref, *args, causal(5, 2), "causal mask (5, 2): queries 0-2 see no key, key 1 scores 800 "
+              "above key 0", why="a query with no visible key has a zero dq row and adds nothing to dk or dv")
 
 
 @bug("full-row-uniform")
 def test_padding_mask(kata, ref, rng):
-    q, k, v, d_out = inputs(rng, (2, 2), 4, 4, 5, 3)
     keep = np.array([[1, 1, 1, 1], [0, 0, 1, 1]], bool)[:, None, None, :]  # example 1: keys 0-1 are padding
-    check(kata, ref, q, k, v, d_out, causal(4, 4) & keep, "causal mask (4, 4) & padding (2, 1, 1, 4): queries "
-           "0-1 of example 1 see no key", why="a query with no visible key passes no gradient")
+    for args in _in_both_precisions(*inputs(rng, (2, 2), 4, 4, 5, 3)):
+        check(kata, ref, *args, causal(4, 4) & keep, "causal mask (4, 4) & padding (2, 1, 1, 4): queries "
+              "0-1 of example 1 see no key", why="a query with no visible key passes no gradient")
 
 
 @bug("no-max-shift")
@@ -248,8 +255,9 @@ def test_large_scores(kata, ref, rng):
     k, v = rng.normal(size=(2, 3, 5)), rng.normal(size=(2, 3, 2))
     scores = np.array([[800.0], [800.0], [0.0], [0.0]]) + rng.normal(size=(2, 4, 3))
     q = queries_for(scores, k)
-    check(kata, ref, q, k, v, rng.normal(size=(2, 4, 2)), why="queries 0-1 score about +800, 2-3 about 0: "
-           "the recomputed softmax stays finite for any score")
+    for args in _in_both_precisions(q, k, v, rng.normal(size=(2, 4, 2))):
+        check(kata, ref, *args, why="queries 0-1 score about +800, 2-3 about 0: the recomputed softmax stays "
+              "finite for any score")
 
 
 def test_shared_keys(kata, ref, rng):

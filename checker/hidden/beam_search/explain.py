@@ -97,13 +97,34 @@ def fate(case, tokens):
     return f"the right search stops after step {len(steps)} ({why}), before yours is complete"
 
 
+def journey(case, tokens):
+    """How the right search reaches `tokens` (the expected hypothesis), step by step in words: where it was kept
+    live and where it finished, each with its rank, so a learner sees which candidate their search let go."""
+    steps = []
+    search(**{k: case[k] for k in ("logprobs", "prompt", "beam_width", "max_new", "eos", "length_penalty")},
+           steps=steps)
+    said = []
+    for number, step in enumerate(steps[:len(tokens)], start=1):
+        prefix = tokens[:number]
+        rank = next((i for i, (t, _) in enumerate(step.ranked) if t == prefix), None)
+        if rank is None:
+            return ""
+        what = {"live": "kept live", "finished": "finished"}.get(step.fates[rank], step.fates[rank])
+        said.append(f"{prefix} {what} at step {number} (rank {rank + 1} of {len(step.ranked)})")
+    if not said:
+        return ""
+    shown = said if len(said) <= 3 else ["..."] + said[-2:]
+    return "the expected one: " + ", ".join(shown) + "; yours never returned it"
+
+
 class Evidence:
     """A test's calls and the learner's answers: the bug named is the one whose variant reproduces every
     answer (and is wrong on one), when no variant of another bug does, nor any rival (a bug outside the
     catalogue that would explain them as well)."""
 
-    def __init__(self, variants, rivals=()):
-        self.variants, self.rivals, self.calls = variants, list(rivals), []
+    def __init__(self, variants, rivals=(), telling=2):
+        """`telling`: how many wrong answers a variant must reproduce to be named (1 where a test has one call)."""
+        self.variants, self.rivals, self.calls, self.telling = variants, list(rivals), [], telling
 
     def add(self, case, got, right):
         self.calls.append((case, got, right))
@@ -113,21 +134,40 @@ class Evidence:
         if not calls or agree(calls[0][1], calls[0][2]):
             return None
         suspects = self.variants + self.rivals
-        wrong_somewhere = set()
+        wrong_on = {}  # run -> the calls on which it is wrong (and agrees with the learner), as DIMENSION sees them
         for case, got, right in calls:
             kept = []
             for run in suspects:
                 output = _output(run, case)
                 if output is not None and agree(got, output):
                     kept.append(run)
-                    if not agree(output, right):
-                        wrong_somewhere.add(run)
+                    if not agree(output, right if not np.isnan(output[-1]) else right_tokens(right)):
+                        # a variant without a score is wrong only where its tokens are; calls count as distinct
+                        # in the bug's own dimension (the prompt's length, for a penalty counting the prompt)
+                        wrong_on.setdefault(run, set()).add(DIMENSION.get(getattr(run, "variant_of", None),
+                                                                          _call_key)(case))
             suspects = kept
             if not suspects:
                 return None
+        # a name needs two wrong answers the variant reproduces: one can agree by chance with a mistake
+        # outside the catalogue (a length + 1 in the penalty is the prompt's length for a one-token prompt)
         found = {getattr(run, "variant_of", None): " ".join((run.__doc__ or "").split())
-                 for run in reversed(suspects) if run in wrong_somewhere}
+                 for run in reversed(suspects) if len(wrong_on.get(run, ())) >= min(2, self.telling)}
         return next(iter(found.items())) if len(found) == 1 and None not in found else None
+
+
+def _call_key(case):
+    return id(case)
+
+
+DIMENSION = {"beam-penalty-counts-prompt": lambda case: len(case["prompt"])}
+
+
+def right_tokens(right):
+    """The right answer with its score left out (NaN): what a variant that reports no score is measured by."""
+    tokens = right.copy()
+    tokens[-1] = np.nan
+    return tokens
 
 
 def _output(run, case):
@@ -143,6 +183,8 @@ def beam_failure(case, tokens, score, right_tokens, right_score, named, why=""):
              hypothesis_line("yours", case, tokens, score), hypothesis_line("expected", case, right_tokens)]
     if tokens != right_tokens:
         lines.append(fate(case, tokens))
+        if lines[-1].endswith("was finished first)"):  # the right search finished both: show how it reached its own
+            lines.append(journey(case, right_tokens))
     elif not agree(encoded([], score), encoded([], right_score)):
         lines.append(f"the right tokens, a wrong score: score = sum / (new tokens, eos included) ** "
                      f"length_penalty = {_number(right_score)}")

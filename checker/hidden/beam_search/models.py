@@ -152,8 +152,10 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
     """The variants of `bug` whose answer on `case` differs from the right one, from every other bug's, and from
     every rival's (a bug outside the catalogue that could give the same answer)."""
     right = encoded(*search(**case)[:2]) if right is None else right
+    unscored = right.copy()
+    unscored[-1] = np.nan  # a variant that reports no score tells only where its tokens differ
     mine = [(run, out) for run, out in _outputs([v for v in variants if v.variant_of == bug], case)
-            if not agree(out, right)]
+            if not agree(out, unscored if np.isnan(out[-1]) else right)]
     for other in [v for v in variants if v.variant_of != bug] + list(rivals):  # one at a time: most cases fail early
         if not mine:
             break
@@ -165,8 +167,8 @@ def tells(case, bug, variants=BEAM_VARIANTS, right=None, rivals=RIVALS):
 @stored.search(raw_case)
 def telling_cases(bug, seed, count=2, **ranges):
     """`count` cases on which bug's variants are told apart, one more when that tells a form of the bug the
-    others did not, as far as DRAWS draws go; at least one (drawn on from seed 0 if need be, so the test can
-    always fail). Found here as generator states (see stored.search)."""
+    others did not, as far as DRAWS draws go; at least two (drawn on from seed 0 if need be, so the test can
+    always fail and name). Found here as generator states (see stored.search)."""
     forms = {run for run in BEAM_VARIANTS if run.variant_of == bug}
     found, told = [], set()
     for stream, draws in ((seed, DRAWS), (0, 40 * DRAWS)):
@@ -177,10 +179,12 @@ def telling_cases(bug, seed, count=2, **ranges):
             if (shown - told or (shown and len(found) < count)) and steady(case, ranges):
                 found.append(state)
                 told |= shown
-            if found and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
+            if len(found) >= 2 and (stream == 0 or len(found) >= count and (told == forms or len(found) > count)):
                 return tuple(found)
-        if found:
+        if len(found) >= 2:  # a name needs two wrong answers (explain.Evidence): draw on for a second
             return tuple(found)
+    if found:
+        return tuple(found)
     raise RuntimeError(f"no draw shows {bug}")
 
 

@@ -155,8 +155,18 @@ def test_ranks_every_candidate_together(kata, ref, rng):
     # is greedy's next token), so the cases hold eos: its variants finish eos within the first ranks, or anywhere
     cases = models.telling_cases("beam-per-beam-topk", _seed(rng), eos_bias=(-1.0, 1.0), widths=(2, 4),
                                  max_new=(3, 6), vocab=(5, 8))
-    _beam(kata, ref, cases + (tuple(_one_beam_leads().items()),), "rank all beam_width x V candidates of a step "
-                                                                  "together")
+    _beam(kata, ref, cases + (tuple(_one_beam_leads().items()),) + _cut_before_ranking_cases(),
+          "rank all beam_width x V candidates of a step together")
+
+
+POOL_EACH_DRAWS = (1188, 1298)  # raw_case streams [seed, 12]: the first two of 4,000 on which cutting each beam to
+# its own best beam_width before ranking answers unlike every other variant and rival (beam widths 2 and 3)
+
+
+def _cut_before_ranking_cases():
+    ranges = {"eos_bias": (-1.0, 1.0), "widths": (2, 4), "max_new": (3, 6), "vocab": (5, 8)}
+    return tuple(tuple(models.raw_case(np.random.default_rng([seed, 12]), **ranges).items())
+                 for seed in POOL_EACH_DRAWS)
 
 
 def _one_beam_leads():

@@ -26,7 +26,8 @@ class Rules:
     # "drop": eos candidates thrown away
     rank_length: str = "new"  # the length finished hypotheses are ranked with: "new", "none" (no penalty), "prompt",
     # or, outside the catalogue, "probability" (exp(sum) / new ** length_penalty), "log-probability" (its log,
-    # sum - length_penalty * log(new)), "no-eos" (eos not counted)
+    # sum - length_penalty * log(new)), "no-eos" (eos not counted), "times" (sum * new ** length_penalty),
+    # "unit" (length_penalty read as 1: sum / new), "plus-one" (sum / (new + 1) ** length_penalty)
     report_length: str = "new"  # the length of the reported score: "new", "none", "prompt"
     # bugs outside the catalogue, for finding inputs that show them (never to name them):
     eos_ranks: str = "first"  # "first": eos finished within the first beam_width ranks; "walked": at any rank walked
@@ -38,6 +39,7 @@ class Rules:
     ties: str = "beam"  # equal sums: "beam" (the better beam, then the lower token), "token" (token first),
     # "reversed" (the worse beam, the higher token: an ascending sort read from its end)
     best: str = "first"  # equal final scores: "first" finished wins, or "last"
+    extra_live: int = 0  # live beams kept beyond beam_width (an off-by-one in the walk)
 
 
 CLEAN = Rules()
@@ -97,7 +99,7 @@ def search(logprobs, prompt, beam_width, max_new, eos, length_penalty=1.0, rules
         for group, width in groups:
             kept = 0
             for rank, (_, beam, token, total) in enumerate(group):
-                full = kept == width or len(live) == beam_width
+                full = kept == width + rules.extra_live or len(live) == beam_width + rules.extra_live
                 if rank >= width and (full or rules.live_from == "first-ranks") and \
                         not (token == eos and rules.eos_ranks == "any"):
                     if steps is None and rules.eos_ranks != "any":
@@ -140,6 +142,12 @@ def _score(total, tokens, prompt, length_penalty, length, eos=None):
         return math.exp(total) / len(tokens) ** length_penalty
     if length == "log-probability":
         return total - length_penalty * math.log(len(tokens))
+    if length == "times":
+        return total * len(tokens) ** length_penalty
+    if length == "plus-one":
+        return total / (len(tokens) + 1) ** length_penalty
+    if length == "unit":
+        return total / len(tokens)
     if length == "no-eos":
         return total / max(1, len(tokens) - (tokens[-1] == eos)) ** length_penalty
     n = len(tokens) + (len(prompt) if length == "prompt" else 0)
@@ -178,8 +186,12 @@ RIVAL_RULES = {  # bugs outside the catalogue that SPEC's precise rules rule out
     "penalty-on-probability": {"rank_length": "probability"},
     "penalty-on-log-probability": {"rank_length": "log-probability", "report_length": "log-probability"},
     "eos-not-counted": {"rank_length": "no-eos", "report_length": "no-eos"},
+    "penalty-multiplied": {"rank_length": "times", "report_length": "times"},
+    "penalty-ignored": {"rank_length": "unit", "report_length": "unit"},
     "stops-at-first-eos": {"stop_count": "one"},
     "one-step-short": {"steps_short": 1},
+    "one-beam-too-many": {"extra_live": 1},
+    "penalty-plus-one": {"rank_length": "plus-one", "report_length": "plus-one"},
 }
 
 

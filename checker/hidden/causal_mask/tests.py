@@ -78,7 +78,10 @@ def _run(kata, ref, q, k, v, mask=None, mask_text=None, right_mask=None):
         call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v),
                          **({} if mask is None else {"mask": np.asarray(mask)}))
     else:
-        call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v))[:-1] + f", {mask_text})"
+        # whose mask it was: the learner's own causal_mask, chained, or the right one the checker made
+        whose = "your" if right_mask is not None else "the right"
+        call = call_text("attention", q=np.asarray(q), k=np.asarray(k), v=np.asarray(v))[:-1] + \
+            f", mask={whose} {mask_text})"
     got = _learner(kata.attention, call, q, k, v, *(() if mask is None else (mask,)))
     out, weights = as_pair(got, call)
     q64, k64, v64 = (np.asarray(x, np.float64) for x in (q, k, v))

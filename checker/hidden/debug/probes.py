@@ -31,16 +31,25 @@ def _ask(call):
         return MISSING if missing else RAISED
 
 
-def answers(decoder):
+def answers(decoder, labels=None):
     """The answers of `decoder` (the learner's module as tests see it, or a planted module) to every probe,
-    in one fixed order: a shared cache carries its state from one probe to the next, in both."""
+    in one fixed order: a shared cache carries its state from one probe to the next, in both. `labels`, a
+    list, gets each answer's function in the same order (for messages)."""
+    named = _answers(decoder)
+    if labels is not None:
+        labels += [name for name, _ in named]
+    return [answer for _, answer in named]
+
+
+def _answers(decoder):
+    """(the function asked, its answer) for every probe, in answers()'s order."""
     rng = np.random.default_rng(PROBE_SEED)
     found = [
-        _ask(lambda: decoder.softmax(rng.normal(size=(2, 3, 3)))),
-        _ask(lambda: decoder.softmax(np.array([[800.0, 0.0, -3.0]]))),
-        _ask(lambda: decoder.causal_mask(2, 5)),
-        _ask(lambda: decoder.split_heads(rng.normal(size=(2, 3, 8)), 2)),
-        _ask(lambda: decoder.merge_heads(rng.normal(size=(2, 2, 3, 4)))),
+        ("softmax", _ask(lambda: decoder.softmax(rng.normal(size=(2, 3, 3))))),
+        ("softmax", _ask(lambda: decoder.softmax(np.array([[800.0, 0.0, -3.0]])))),
+        ("causal_mask", _ask(lambda: decoder.causal_mask(2, 5))),
+        ("split_heads", _ask(lambda: decoder.split_heads(rng.normal(size=(2, 3, 8)), 2))),
+        ("merge_heads", _ask(lambda: decoder.merge_heads(rng.normal(size=(2, 2, 3, 4))))),
     ]
     found += _decode_answers(decoder, rng, chunks=(2,), spread=1.0)  # b = h = t = n: a missing keepdims runs
     found += _cache_answers(decoder, rng)  # after: a cache that shares its storage is still empty above
@@ -56,11 +65,11 @@ def _cache_answers(decoder, rng):
     chunks = [(rng.normal(size=(B, HEADS, t, D_HEAD)), rng.normal(size=(B, HEADS, t, D_HEAD))) for t in (3, 1)]
     cache = _ask(decoder.KVCache)
     if isinstance(cache, str):
-        return [cache]
-    found = [_ask(lambda k=k, v=v: cache.append(k, v)) for k, v in chunks]
-    found.append(_ask(lambda: len(cache)))
+        return [("KVCache()", cache)]
+    found = [("KVCache.append", _ask(lambda k=k, v=v: cache.append(k, v))) for k, v in chunks]
+    found.append(("len(cache)", _ask(lambda: len(cache))))
     other = _ask(decoder.KVCache)
-    found.append(other if isinstance(other, str) else _ask(lambda: len(other)))
+    found.append(("KVCache()", other) if isinstance(other, str) else ("a second cache's len", _ask(lambda: len(other))))
     return found
 
 
@@ -70,11 +79,12 @@ def _decode_answers(decoder, rng, chunks, spread):
     weights = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
     cache = _ask(decoder.KVCache)
     if isinstance(cache, str):
-        return [cache]
+        return [("KVCache()", cache)]
     found, start = [], 0
     for t in chunks:
-        found.append(_ask(lambda start=start, t=t: decoder.cached_attention(x[:, start:start + t], cache, *weights,
-                                                                            n_heads)))
+        found.append((f"cached_attention of {t} new token{'s' if t > 1 else ''}",
+                      _ask(lambda start=start, t=t: decoder.cached_attention(x[:, start:start + t], cache, *weights,
+                                                                             n_heads))))
         start += t
     return found
 
@@ -112,6 +122,25 @@ def planted_answers(bugs):
     """The answers of the clean decoder with `bugs` (a sorted tuple) planted: our own code, run here."""
     with np.errstate(all="ignore"):
         return answers(plants.module_with(bugs))
+
+
+def first_divergence(learner, planted):
+    """For a file whose answers are no mix of the planted bugs: the call whose answer first departs from the mix
+    that explains the most probes before it, as (call, its probe number, probes in all, the functions whose
+    answers agreed before it), or None."""
+    labels = []
+    got = answers(learner, labels)
+    latest = None
+    for size in range(len(planted) + 1):
+        for subset in itertools.combinations(sorted(planted), size):
+            want = planted_answers(subset)
+            at = next((i for i, (g, w) in enumerate(zip(got, want)) if not same(g, w)), None)
+            if at is not None and (latest is None or at > latest):
+                latest = at
+    if latest is None or latest >= len(labels):
+        return None
+    agreeing = list(dict.fromkeys(label.split(" of ")[0] for label in labels[:latest]))
+    return labels[latest], latest + 1, len(labels), agreeing
 
 
 def remaining(learner, planted):

@@ -35,9 +35,15 @@ def test_planted_bugs_fixed(kata, seed):
     planted = plants.planted(seed, DEFAULT_SEED)
     remaining = probes.remaining(kata, planted)
     if remaining is None:
+        parted = probes.first_divergence(kata, planted)
+        where = ""
+        if parted:
+            call, number, total, agreeing = parted
+            before = f"; {', '.join(agreeing)} agree before it" if agreeing else ""
+            where = f". The first answer no mix gives: {call} (probe {number} of {total}{before})"
         raise Failure(f"of the {len(planted)} planted bugs, the checker cannot tell how many remain: the file "
                       "computes what no mix of them computes (a fix that changed something else too, or a bug "
-                      "fixed halfway)", details={"planted": list(planted), "remaining": None})
+                      f"fixed halfway){where}", details={"planted": list(planted), "remaining": None})
     if remaining:
         raise Failure(f"{len(remaining)} of {len(planted)} planted bugs remain",
                       details={"planted": list(planted), "remaining": remaining})

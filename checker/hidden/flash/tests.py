@@ -15,6 +15,7 @@ from checker.sandbox import LearnerError
 
 from checker.hidden.flash.diagnosis import (block_left_out, causal_boundary, difference_text, empty_rows_bug,
                                            left_padding_nan)
+from checker.hidden.flash.telling import RIVALS, confirmed, rival_text
 from checker.hidden.flash.variants import VARIANTS, allowed_table
 from checker.engine.testkit import caps, measured, weight
 from checker.engine.testkit import Failure, Suspects, bug, call_text, changed, close, expect_precision, one_array, tolerance
@@ -101,9 +102,10 @@ def _where(index):
 
 
 def _compare(got, want, call, q, k, v, block_size, causal=False, mask=None, exercise="", variants=VARIANTS,
-             rule=None):
-    """Fail unless the output matches; name the bug whose output it equals (among `variants`), or that the
-    rows show (`rule`, then the masked-first-block and no-visible-key rules); else say what differs."""
+             rule=None, kata=None):
+    """Fail unless the output matches; name the bug whose output it equals (among `variants`, no rival's), or
+    that the rows show (`rule`, then the masked-first-block and no-visible-key rules), once the learner's file
+    (`kata`) confirms it where telling.py asks for a second opinion; else say what differs."""
     if got.shape != want.shape:
         raise Failure(f"{call} returned shape {got.shape}, expected {want.shape}: (..., n_q, d_v)")
     expect_precision(got, (q, k, v), call)
@@ -120,22 +122,25 @@ def _compare(got, want, call, q, k, v, block_size, causal=False, mask=None, exer
     # An output of only zeros where a mask applies is also what a mask hiding every key gives (a causal offset
     # of the wrong sign, say): it names no variant that outputs zeros (an inverted rescale) by itself.
     hides_every_key = not got.any() and (causal or mask is not None)
-    suspects = Suspects(variants, q64, k64, v64, block_size, causal, mask)
+    suspects = Suspects(variants, q64, k64, v64, block_size, causal, mask, rivals=RIVALS)
     matched = (None if hides_every_key else suspects.match(got, want, rtol, atol)) or \
         (rule and rule(got, want, wrong)) or left_padding_nan(got, wrong, allowed, block_size) or \
         empty_rows_bug(got, wrong, allowed)
+    if matched and not confirmed(kata, matched[0]):
+        matched = None  # this input cannot tell the bug from its rivals, and the inputs that can do not show it
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)
     difference = difference_text(got, want, wrong, allowed, block_size, rtol, atol)
     args = (q64, k64, v64, block_size, causal, mask)
-    difference += (causal_boundary(got, args, rtol, atol) if causal else "") or block_left_out(got, args, rtol, atol)
+    difference += (causal_boundary(got, args, rtol, atol) if causal else "") or block_left_out(got, args, rtol, atol) \
+        or rival_text(got, args, rtol, atol)
     raise Failure(f"{detail}; {difference}. This check: {exercise or RIGHT}", nonfinite=nonfinite)
 
 
 def _check(kata, ref, q, k, v, block_size, causal=False, mask=None, mask_text=None, exercise="",
            variants=VARIANTS, rule=None):
     got, want, call = _run(kata, ref, q, k, v, block_size, causal, mask, mask_text)
-    _compare(got, want, call, q, k, v, block_size, causal, mask, exercise, variants, rule)
+    _compare(got, want, call, q, k, v, block_size, causal, mask, exercise, variants, rule, kata)
 
 
 # --- shape first, then values ---------------------------------------------------------------------------
@@ -189,7 +194,7 @@ def test_any_block_size(kata, ref, rng):
                       "never visited; loop with range(0, n_k, block_size) and let the last block be shorter",
                       "drops-last-block", exact=True)
     _compare(got, want, call, q, k, v, 16, False, None, exercise,
-             [suspect for suspect in VARIANTS if suspect.variant_of == "drops-last-block"])
+             [suspect for suspect in VARIANTS if suspect.variant_of == "drops-last-block"], kata=kata)
 
 
 @bug("mask-top-left")
@@ -264,6 +269,33 @@ def test_mask_and_causal(kata, ref, rng):
            "head, no causal")
 
 
+@bug("causal-ignored")
+def test_every_flag_pair(kata, ref, rng):
+    # causal off and on, each with no mask, a padding mask and a mask with holes: a file that drops one flag
+    # when the other is given is right on the pairs it honours and wrong, the same way, on the others
+    q, k, v = _inputs(rng, (2, 2), 7, 9, 4, 3, levels=_levels(4, 2, 0, 5, n_k=9))
+    padding = np.ones((2, 1, 1, 9), bool)
+    padding[1, ..., :2] = False
+    holes = rng.random((2, 1, 7, 9)) < 0.7
+    holes[..., 0] = True  # every query keeps a visible key
+    pairs = [(causal, mask, text) for mask, text in ((None, None), (padding, "(2, 1, 1, 9): example 1's keys 0-1 "
+             "are padding"), (holes, "(2, 1, 7, 9) with holes")) for causal in (False, True)]
+    runs = [(causal, mask, text, *_run(kata, ref, q, k, v, 4, causal, mask, text)) for causal, mask, text in pairs]
+    wrong = [run for run in runs if run[3].shape != run[4].shape or not close(run[3], run[4], *_tolerance(run[3], q, k,
+                                                                                                          v)).all()]
+    both = [run for run in runs if run[0] and run[1] is not None]
+    without_causal = [run[3].shape == run[4].shape and close(run[3], ref.flash_attention(q, k, v, 4, mask=run[1]),
+                                                             *_tolerance(run[3], q, k, v)).all() for run in both]
+    if wrong == both and all(without_causal):
+        raise Failure(f"{both[0][5]}: with a mask given, causal=True was dropped: the outputs equal attention under "
+                      "the mask alone, with a padding mask and with a mask with holes, and causal=True without a "
+                      "mask is right; both apply: a key is visible iff the mask allows it AND j <= n_k - n_q + i",
+                      "causal-ignored", exact=True)
+    for causal, mask, text, got, want, call in wrong[:1]:
+        _compare(got, want, call, q, k, v, 4, causal, mask, kata=kata,
+                 exercise=f"causal={causal}, mask {text or 'none'}")
+
+
 @bug("no-max-shift")
 def test_scores_far_above_zero(kata, ref, rng):
     # queries 0-2 score about +1000 against every key: exp(score) overflows, exp(score - m) never does
@@ -277,7 +309,7 @@ def test_scores_far_above_zero(kata, ref, rng):
                           "queries 500 times smaller: exp(score) overflows to inf above about 709 (88 in float32) "
                           "and inf / inf = NaN; keep the running max m and take exp(score - m)", "no-max-shift",
                           exact=True, nonfinite=True)
-    _compare(got, want, call, q, k, v, 4, False, None, exercise)
+    _compare(got, want, call, q, k, v, 4, False, None, exercise, kata=kata)
 
 
 @bug("max-floor-zero")
@@ -300,7 +332,7 @@ def test_default_block_size(kata, ref, rng):
     call = call_text("flash_attention", q=q, k=k, v=v)
     got = one_array(kata.flash_attention(q, k, v), call)
     _compare(got, ref.flash_attention(q, k, v), call, q, k, v, 64, exercise="no block_size given (64: blocks of "
-             "64, 64 and 22 of n_k = 150 keys), scores rising from 0 to 8 along the keys")
+             "64, 64 and 22 of n_k = 150 keys), scores rising from 0 to 8 along the keys", kata=kata)
 
 
 def test_float32(kata, ref, rng):
@@ -311,7 +343,7 @@ def test_float32(kata, ref, rng):
     if got.dtype.kind != "f":
         raise Failure(f"{call} returned dtype {got.dtype}, expected floating point")
     _compare(got, want, call, q, k, v, 3, True, mask, exercise="float32 inputs, causal=True with n_q = 5 < n_k = 11, "
-             "blocks of 3, example 0's keys 0-3 masked")
+             "blocks of 3, example 0's keys 0-3 masked", kata=kata)
 
 
 # --- memory: nothing of size n_q * n_k ------------------------------------------------------------------
@@ -357,7 +389,7 @@ def test_memory_grows_with_blocks_not_table(kata, ref, rng):
                 tail = q[..., -TAIL:, :]
                 want = ref.flash_attention(tail, k, v, MEMORY_BLOCK, **extra)
                 _compare(got[..., -TAIL:, :] if got.shape[:-1] == q.shape[:-1] else got, want, call, tail, k, v,
-                         MEMORY_BLOCK, **extra, exercise=f"{q.shape[-2]} queries (the last {TAIL} compared) and n_k = "
+                         MEMORY_BLOCK, **extra, kata=kata, exercise=f"{q.shape[-2]} queries (the last {TAIL} compared) and n_k = "
                          f"{n_k} keys in blocks of {MEMORY_BLOCK}")
             except Failure as failure:  # a values mistake, told as one: memory is judged only on right numbers
                 raise Failure(f"values wrong, memory not judged: {failure.message}", failure.bug, exact=failure.exact,

@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from checker.hidden.gqa.variants import TILED, kv_head_of, tiled_head_of
-from checker.engine.testkit import Failure, close, tolerance
+from checker.hidden.gqa.variants import TILED, _tiled, kv_head_of, tiled_head_of
+from checker.sandbox import LearnerError
+from checker.engine.testkit import Failure, close, describe_difference, tolerance
 
 
 def _heads_list(heads):
@@ -52,3 +53,27 @@ def input_heads(got, x):
         equal = [h for h in range(x.shape[1]) if close(got[:, j], x[:, h], *tolerance(got, x)).all()]
         found.append(equal[0] if len(equal) == 1 else None)
     return found
+
+
+def tiled_on_values(kata, ref, shapes=((2, 6, 3, 3, 5, 4, 3), (3, 8, 2, 2, 4, 5, 2))):
+    """(True, '') when the learner's outputs on random values equal attention with query head i over kv head
+    i % h_kv, for two groupings: one-hot values show which kv head fills an output slot, not which query that
+    slot's output belongs to, so a permutation of the right outputs looks tiled there. Else (False, what the
+    outputs on random values look like next to the right ones)."""
+    rng = np.random.default_rng(71)  # its own stream: the tests' inputs stay what they are
+    for b, h_q, h_kv, n_q, n_k, d, d_v in shapes:
+        q, k = rng.normal(size=(b, h_q, n_q, d)), rng.normal(size=(b, h_kv, n_k, d))
+        v = rng.normal(size=(b, h_kv, n_k, d_v))
+        try:
+            got = np.asarray(kata.grouped_query_attention(q, k, v, causal=False), np.float64)
+        except LearnerError:
+            return False, ""
+        rtol, atol = tolerance(got, q.astype(np.float32))
+        if got.shape == q.shape[:-1] + (d_v,) and close(got, _tiled(q, k, v, causal=False), rtol, atol).all():
+            continue
+        want = ref.grouped_query_attention(q, k, v, causal=False)
+        looks = describe_difference(got, want, rtol, atol, ("example", "query head", "query", "channel")) \
+            if got.shape == want.shape else ""
+        return False, (f"yet on random values (h_q={h_q}, h_kv={h_kv}) the outputs are not attention over kv head "
+                       f"i % h_kv" + (f": {looks}" if looks else ""))
+    return True, ""

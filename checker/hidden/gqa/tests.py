@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from checker.hidden.gqa.heads import input_heads, kv_heads_read, mapping_failure
+from checker.hidden.gqa.heads import input_heads, kv_heads_read, mapping_failure, tiled_on_values
 from checker.hidden.gqa.variants import GQA_VARIANTS, LOOKALIKES, REPEAT_VARIANTS, bottom_right
 from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, as_array, bug, call_text, changed, close, expect_precision, \
@@ -71,19 +71,32 @@ def _match(got, want, rtol, atol, q, k, v, causal):
     return (key if key in {f.variant_of for f in GQA_VARIANTS} else None), why
 
 
+SCALE_BUGS = ("missing-scale", "scale-by-dk", "scale-inverted")
+# (b, h_q, h_kv, n_q, n_k, d, d_v) of the inputs a name is tried again on: a square input of 6 positions, where a
+# mask that is merely off gives another output than no mask; for a top-left mask, n_k - n_q = 4 and 3 (a boundary
+# moved by a fixed number of keys is top-left at one offset only); for a scale, d = 9 and d = 16, where 1/d,
+# 1/sqrt(d), sqrt(d) and a constant factor (1 / (2 sqrt(d)) is 1/d at d = 4) all differ
+SECOND_OPINIONS = {"causal-ignored": ((1, 2, 1, 6, 6, 4, 3),),
+                   "mask-top-left": ((1, 2, 1, 3, 7, 4, 3), (1, 2, 1, 2, 5, 4, 3)),
+                   **{bug_id: ((2, 2, 1, 3, 5, 9, 3), (1, 4, 2, 2, 4, 16, 3)) for bug_id in SCALE_BUGS}}
+
+
 def _confirmed(kata, ref, bug_id, causal):
-    """Does the learner show `bug_id` again on a square input of 6 positions, where a mask that is merely off
-    gives another output than no mask (or a mask where none belongs)?"""
-    q, k, v = _inputs(np.random.default_rng(7), 1, 2, 1, 6, 6, 4, 3)
-    try:
-        got = np.asarray(kata.grouped_query_attention(q, k, v, **causal), np.float64)
-    except LearnerError:
-        return False
-    want = ref.grouped_query_attention(q, k, v, **causal)
-    if got.shape != want.shape:
-        return False
-    matched = _match(got, want, *tolerance(got, q, k, v), q, k, v, causal)
-    return bool(matched) and matched[0] == bug_id
+    """Does the learner show `bug_id` again on each of SECOND_OPINIONS' inputs for it (True for a bug without)?"""
+    rng = np.random.default_rng(7)
+    for shape in SECOND_OPINIONS.get(bug_id, ()):
+        q, k, v = _inputs(rng, *shape)
+        try:
+            got = np.asarray(kata.grouped_query_attention(q, k, v, **causal), np.float64)
+        except LearnerError:
+            return False
+        want = ref.grouped_query_attention(q, k, v, **causal)
+        if got.shape != want.shape:
+            return False
+        matched = _match(got, want, *tolerance(got, q, k, v), q, k, v, causal)
+        if not (matched and matched[0] == bug_id):
+            return False
+    return True
 
 
 def _compare(kata, ref, got, want, call, q, k, v, why="", **causal):
@@ -100,8 +113,9 @@ def _compare(kata, ref, got, want, call, q, k, v, why="", **causal):
               f"got {got[index]:.6g}, expected {want[index]:.6g}")
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     matched = _match(got, want, rtol, atol, q, k, v, causal)
-    if matched and matched[0] == "causal-ignored" and not _confirmed(kata, ref, "causal-ignored", causal):
-        matched = None  # here no mask looks like a mask off by one; on a square input it does not
+    if matched and matched[0] in SECOND_OPINIONS and not _confirmed(kata, ref, matched[0], causal):
+        matched = None  # this input cannot tell the bug from its rivals (no mask, a mask off by one; 1/d and a
+        # constant factor at d = 4); the inputs that can do not show it
     if matched:
         raise Failure(f"{detail}: {matched[1]}", matched[0], exact=bool(matched[0]), nonfinite=nonfinite)
     raise Failure(detail + (f": {why}" if why else ""), nonfinite=nonfinite)
@@ -172,6 +186,10 @@ def test_head_mapping(kata, ref, rng):
         got = one_array(kata.grouped_query_attention(q, k, v, causal=False), call)
         expect_shape(got, (b, h_q, n_q, d_v), call, why="(b, h_q, n_q, d_v)")
         failure = mapping_failure(kv_heads_read(got, h_kv), h_q, h_kv, call)
+        if failure and failure.bug:
+            tiled, looks = tiled_on_values(kata, ref)
+            if not tiled:  # the slots hold tiled heads' values, but not the tiled computation: name nothing
+                failure = Failure(f"{failure.message.split(': query head i read')[0]}: {looks}")
         if failure:
             raise failure
 

@@ -4,6 +4,7 @@ right one, most probable first, with the sums that decide it."""
 import numpy as np
 
 from checker.hidden.sampling.variants import DISTRIBUTION_VARIANTS, pipeline
+from checker.hidden.sampling.telling import confirmed
 from checker.engine.testkit import Failure, Suspects, close, expect_precision, expect_shape, scale_between, show, \
     tolerance
 
@@ -108,8 +109,9 @@ def _unnormalised(got, want):
     return None
 
 
-def compare(got, want, call, logits, options, ref, why=""):
-    """Fail unless the learner's probabilities match; name the bug whose output they equal, if any."""
+def compare(got, want, call, logits, options, ref, why="", kata=None):
+    """Fail unless the learner's probabilities match; name the bug whose output they equal, if any, once the
+    learner's file (`kata`) confirms it where telling.py asks for a second opinion."""
     inputs = (np.asarray(logits),)
     expect_shape(got, want.shape, call, why="one probability per token, the leading dims of logits kept")
     expect_precision(got, inputs, call)
@@ -121,6 +123,8 @@ def compare(got, want, call, logits, options, ref, why=""):
     detail = f"{call}: " + _detail(got, want, row, x64, options, ref, rtol, atol)
     matched = Suspects(DISTRIBUTION_VARIANTS, x64, **options).match(got, want, rtol, atol) or \
         _unnormalised(got, want)
+    if matched and not confirmed(kata, matched[0]):
+        matched = None  # this call cannot tell the bug from its rivals, and the calls that can do not show it
     nonfinite = bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         raise Failure(f"{detail}\n    {matched[1]}", matched[0], exact=True, nonfinite=nonfinite)

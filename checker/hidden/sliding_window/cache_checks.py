@@ -1,0 +1,57 @@
+"""Running the learner's RollingKVCache for kata 13's checks: len() as a count, a new cache empty, and kept()
+after a list of appends against the last window positions, a wrong answer named by the kept() variants."""
+
+import numpy as np
+
+from checker.engine.proxy import LearnerObject
+from checker.engine.testkit import Failure, Suspects, as_pair, close, first_difference, show, tolerance
+from checker.hidden.sliding_window.shape_variants import KEPT_RIVALS, KEPT_VARIANTS, kept_expected
+
+
+def positions_of(cache, what):
+    got = LearnerObject.__len__(cache)
+    if isinstance(got, np.ndarray) and got.ndim == 0 and got.dtype.kind in "iu":
+        got = int(got)
+    if not isinstance(got, int) or isinstance(got, bool) or got < 0:
+        raise Failure(f"len({what}) returned {show(got)}, expected the number of positions ever appended")
+    return got
+
+
+def new_cache(kata, window):
+    cache = kata.RollingKVCache(window)
+    count = positions_of(cache, f"RollingKVCache({window})")
+    if count:
+        raise Failure(f"len(RollingKVCache({window})) is {count}, expected 0: a new cache is empty (does it hold "
+                      "positions another cache appended?)")
+    return cache
+
+
+def check_kept(kata, rng, b, h, d, window, chunks):
+    """Append chunks; after each, len(cache) counts every position and kept() holds the last window, oldest first."""
+    cache = new_cache(kata, window)
+    appended = []
+    for index, t in enumerate(chunks):
+        k, v = rng.normal(size=(b, h, t, d)), rng.normal(size=(b, h, t, d))
+        cache.append(k, v)
+        appended.append((k, v))
+        total = sum(chunks[:index + 1])
+        so_far = " + ".join(str(c) for c in chunks[:index + 1])
+        count = positions_of(cache, "cache")
+        if count != total:
+            raise Failure(f"RollingKVCache({window}): len(cache) is {count} after appending {so_far} positions, "
+                          f"expected {total}: len counts every position ever appended, the dropped ones too")
+        call = f"RollingKVCache({window}).kept() after appending {so_far} positions (b={b}, h={h}, d={d})"
+        got_k, got_v = (np.asarray(x, np.float64) for x in as_pair(cache.kept(), call, ("k", "v")))
+        want = np.stack(kept_expected(appended, window))
+        got = np.stack([got_k, got_v]) if got_k.shape == got_v.shape else None
+        if got is not None and got.shape == want.shape and close(got, want, *tolerance(got, want)).all():
+            continue
+        detail = (f"returned shapes {got_k.shape} and {got_v.shape}, expected {want.shape[1:]} each"
+                  if got is None or got.shape != want.shape
+                  else f"returned wrong values {first_difference(got, want, *tolerance(got, want))}")
+        matched = Suspects(KEPT_VARIANTS, appended, window, rivals=KEPT_RIVALS).match(
+            got, want, *tolerance(want)) if got is not None else None
+        if matched:
+            raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
+        raise Failure(f"{call} {detail}: the last min(len, window) = {want.shape[3]} positions, oldest first, "
+                      "(b, h, m, d) each")
