@@ -30,7 +30,7 @@ def residual_distribution(p_target, p_draft):
         own sum is no denominator at all.
 
     Example (draft over-proposes tokens 0 and 3; what the target wants more of is tokens 1 and 2):
-        >>> residual_distribution(np.array([0.125, 0.375, 0.375, 0.125]), np.full(4, 0.25))
+        >>> residual_distribution(np.array([0.125, 0.375, 0.375, 0.125]), np.array([0.25, 0.25, 0.25, 0.25]))
         array([0. , 0.5, 0.5, 0. ])
     """
     # TODO: max(0, p_target - p_draft) along the last axis, then divide by its sum.
