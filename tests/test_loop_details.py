@@ -68,6 +68,25 @@ def test_kata_10_after_a_fix_that_is_neither_the_plant_nor_its_fix(workspace):
         run("hint", "10")
     result = run("hint", "10")
     assert "neither the planted bug nor its fix" in result.output and "holds no planted bug" not in result.output
+    # issue 36, point 5: the hint names the site, the function and its lines in the stub as planted
+    planted = debug.stub_path.read_text().splitlines()
+    line = next(number for number, text in enumerate(planted, 1) if scores in text)
+    first = next(number for number, text in enumerate(planted, 1) if text.startswith("def cached_attention("))
+    said = " ".join(result.output.split())
+    assert f"in cached_attention (lines {first}-" in said and f"its planted edit at line {line})" in said, said
+
+
+def test_kata_10_names_a_helper_an_edit_broke_that_held_no_plant(workspace):
+    """The default draw plants nothing in KVCache: a cache that shares its state is named as that function."""
+    debug = catalog.find("debug")
+    shutil.copy(debug.folder / "uncatalogued" / "fix-shares-cache-state.py", workspace / "katas" / debug.filename)
+    assert "cannot tell how many remain" in run("check", "10").output
+    for _ in range(len(__import__("checker.engine.prompts").engine.prompts.for_kata(debug).hints)):
+        run("hint", "10")
+    said = " ".join(run("hint", "10").output.split())
+    planted = debug.stub_path.read_text().splitlines()
+    first = next(number for number, text in enumerate(planted, 1) if text.startswith("class KVCache"))
+    assert f"in KVCache (lines {first}-" in said and "which held no planted bug" in said, said
 
 
 def test_one_bug_left_reads_in_good_grammar():

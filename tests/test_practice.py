@@ -136,6 +136,48 @@ def test_watch_moves_on_to_the_next_kata_after_a_pass(workspace):
     assert progress.load(workspace).of("01").status == "passed"
 
 
+def test_watch_of_a_passing_kata_stays_on_it(workspace):
+    """`kata watch 01`, 01 passing: it watches 01 (a save is checked again) until Ctrl-C, never exits at once."""
+    scores = catalog.find("scores")
+    shutil.copy(scores.solution_path, learner_file(workspace, scores))
+    clock = FakeClock((2, save_as(workspace, ZOO / "scores" / "missing-scale.py", scores)), (6, interrupt))
+    result = run("watch", "01", clock=clock)
+    assert result.exit_code == 0, result.output
+    screens = result.output.split("kata watch 01")[1:]
+    assert len(screens) == 2 and "✓ 01 scores passes. Watching it" in screens[0] and "-> missing-scale" in screens[1]
+    assert result.output.rstrip().splitlines()[-1] == "Stopped watching 01 scores." and clock.now >= 6
+
+
+@pytest.mark.parametrize("frontend", ["numpy", "torch"])
+def test_one_memory_message_from_check_and_watch(workspace, frontend):
+    """Kata 07 running out of memory in repeat_kv: NumPy's MemoryError and PyTorch's allocator (a RuntimeError)
+    read the same, in `kata check` and `kata watch`, with the learner's own frames only."""
+    gqa = catalog.find("gqa")
+    if frontend == "torch":
+        pytest.importorskip("torch")
+        source = (gqa.folder / "torch" / "correct.py").read_text()
+        planted = source.replace("return x if n_rep == 1 else torch.repeat_interleave(x, n_rep, dim=1)",
+                                 "return torch.repeat_interleave(x, n_rep * 10**7, dim=1)")
+    else:
+        source = gqa.solution_path.read_text()
+        planted = source.replace("    return np.repeat(x, n_rep, axis=1)", "    return np.repeat(x, n_rep * 10**7, axis=1)")
+    assert planted != source
+    learner_file(workspace, gqa).write_text(planted)
+    checked = run("check", "07").output
+    watched = run("watch", "07", clock=FakeClock((1, interrupt))).output
+
+    def failure(output):
+        block = output.split("! ", 1)[1].split("\n\n", 1)[0]
+        return " ".join(block.split())
+
+    assert failure(checked) == failure(watched), (checked, watched)
+    assert failure(checked).startswith("repeat_kv_shape: repeat_kv(x (2, 3, 5, 4), n_rep=2) ran out of memory: "
+                                       "the sandbox allows 1,024 MiB")
+    frames = [line.strip() for line in checked.split("! ", 1)[1].split("\n\n", 1)[0].splitlines() if
+              line.strip().startswith("at ")]
+    assert frames and all(line.startswith("at katas/07_gqa.py:") for line in frames)
+
+
 def test_watch_picks_up_a_save_to_any_kata_file(workspace):
     clock = FakeClock((1, save_as(workspace, ZOO / "softmax" / "global-max.py")))
     result = run("watch", "01", "--max-checks", "2", clock=clock)
@@ -222,7 +264,12 @@ def take_hint(workspace):
 
 
 def test_a_mock_that_passes(workspace):
-    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)
+    from checker.practice import defend
+
+    passing = next((CORRECT / "softmax").glob("*.py"))  # two defence questions about it replace two quiz ones
+    defence = defend.questions(SOFTMAX, passing, passing.read_bytes(), count=2, seed=7, kinds=("what-if", "predict"))
+    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)[:1] + [q.asked for q in defence]
+    assert len(asked) == 3
     replies = [right_answer(asked[0]), wrong_answer(asked[1]), right_answer(asked[2])]
     clock = FakeClock((10, save_in_mock(workspace, ZOO / "softmax" / "no-max-shift.py")),
                       (20, take_hint(workspace)),
@@ -276,7 +323,12 @@ def test_a_mock_with_a_real_clock_and_a_learner_saving_from_another_thread(works
 
     thread = threading.Thread(target=learner)
     thread.start()
-    replies = [wrong_answer(asked) for asked in quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)]
+    from checker.practice import defend
+
+    passing = next((CORRECT / "softmax").glob("*.py"))  # two defence questions about it replace two quiz ones
+    defence = defend.questions(SOFTMAX, passing, passing.read_bytes(), count=2, seed=7, kinds=("what-if", "predict"))
+    asked = quiz.draw(prompts.for_kata(SOFTMAX).questions, 3, 7)[:1] + [q.asked for q in defence]
+    replies = [wrong_answer(question) for question in asked]
     result = run("mock", "--kata", "softmax", "--minutes", "0.5", "--poll", "0.02", "--seed", "7", "--report",
                  str(workspace / "mine.json"), input="\n".join(replies) + "\n", clock=clock)
     thread.join()

@@ -1,6 +1,7 @@
 """The quiz: every question computes its answer, for any seed; replies are read as people write them."""
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -303,3 +304,64 @@ def test_an_unreadable_choice_is_asked_again():
     kata, seed, asked = seed_asking("kv-append-first")
     result = session(kata, "-n", "1", "--seed", str(seed), input="z\nwhatever\n" + letter(asked) + "\n")
     assert result.output.count("Could not read that") == 2 and "Right." in result.output
+
+
+# --- issue 36, point 2: an exact question takes only its value; a rounded one says how it is rounded ----------
+
+NUMBERED = [q for q in QUESTIONS if q.kind != "choice"]
+
+
+def _counted_nouns(prompt):
+    """The nouns a prompt counts or measures (`How many multiply-adds`, `how many MiB`), singular and plural."""
+    found = set()
+    for noun in re.findall(r"\bhow many ([a-z][a-z_-]*)", prompt.lower()):
+        stem = noun[:-3] + "y" if noun.endswith("ies") else noun[:-1] if noun.endswith("s") else noun
+        found |= {noun, stem}
+    return sorted(found | set(re.findall(r"\b[a-z]+(?:-[a-z]+)+\b", prompt.lower())))
+
+
+@pytest.mark.parametrize("question", NUMBERED, ids=lambda q: q.id)
+def test_every_answer_off_by_one_is_refused_and_with_the_prompts_nouns_accepted(question):
+    import random
+
+    for seed in (0, 1):
+        asked = quiz.ask(question, random.Random(seed))
+        values = quiz._flatten(asked.expected)
+        for index in range(min(len(values), 4)):
+            for delta in (1, -1):
+                off = values[:index] + [values[index] + delta] + values[index + 1:]
+                reply = ", ".join(f"{value:.12g}" for value in off)
+                assert not quiz.grade(asked, f"({reply})" if len(off) > 1 else reply), (asked.prompt, reply)
+        for noun in _counted_nouns(asked.prompt):
+            reply = f"{quiz.expected_text(asked)} {noun}"
+            assert quiz.grade(asked, reply), (asked.prompt, reply)
+
+
+def test_a_count_is_exact_in_any_notation():
+    question = next(q for q in QUESTIONS if q.id == "kv-cache-numbers")
+    asked = quiz.Asked(question, "How many numbers does a KV cache hold?", 1073741824, "")
+    for reply in ["1073741824", "2^30", "2**30", "1,073,741,824", "1073741824 numbers", "1024^3", "1.073741824e9"]:
+        assert quiz.grade(asked, reply), reply
+    for reply in ["1073741825", "1073741823", "1073741824.5", "1.07e9", "about 1073741824"]:
+        assert not quiz.grade(asked, reply), reply
+    hyphenated = quiz.Asked(question, "How many multiply-adds does it take?", 1073741824, "")
+    for reply in ["1073741824 multiply-adds", "1073741824 multiply-add", "2^30 multiply adds"]:
+        assert quiz.grade(hyphenated, reply), reply
+    assert not quiz.grade(hyphenated, "1073741825 multiply-adds")
+
+
+def test_every_rounded_question_says_how_it_is_rounded():
+    for question in NUMBERED:
+        if question.tolerance is not None or question.decimals is not None:
+            assert re.search(r"\((?:[^()]*, )?(?:\d+ decimals?|nearest whole number)\b", question.prompt), question.id
+
+
+@pytest.mark.parametrize("reply, value", [
+    ("exp(-3.5)", 0.030197383), ("e^-3.5", 0.030197383), ("e**-3.5", 0.030197383), ("exp(0.5 - 4.0)", 0.030197383),
+    ("10k", 10000), ("2.5k", 2500), ("10 k", 10000), ("4x768x768", 4 * 768 * 768),
+])
+def test_exp_e_and_thousands_read_as_numbers(reply, value):
+    from checker.practice import quiz_reply
+
+    assert quiz_reply.numbers(reply, 1, approximate=True) == pytest.approx([value])
+    assert quiz_reply.numbers("24k", 1, unit="mib") is None  # beside a byte unit, k would be KB or KiB

@@ -263,9 +263,11 @@ def test_json_gains_scores_record_hashes_and_times(batch):
         assert workspace["roster"]["seed"] == 5 and workspace["roster"]["weights"] == weights
         assert set(workspace["time"]) == {"issued", "last_change", "span_seconds", "minutes", "over_time", "spread"}
         for check in workspace["katas"]:
-            assert set(check) - {"plants"} == {"kata", "file", "status", "bugs", "tests", "seconds", "sha256",
-                                               "review", "score", "checks_passed", "checks_total",
-                                               "weight", "modified", "untouched", "frontend", "slow", "capped"}
+            assert set(check) - {"plants", "follow_up"} == {"kata", "file", "status", "bugs", "tests", "seconds",
+                                                            "sha256", "review", "score", "checks_passed",
+                                                            "checks_total", "weight", "modified", "untouched",
+                                                            "frontend", "slow", "capped"}
+            assert ("follow_up" in check) == (check["status"] == "passed")  # kata defend's questions, passes only
     found = _workspaces(batch)
     assert found["solved"]["score"] == 100 and found["solved"]["rank"] == 1
     assert found["solved"]["summary"] == "2/2 katas · 100/100 · bugs: none named"

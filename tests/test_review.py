@@ -7,6 +7,7 @@ import shutil
 import time
 from datetime import date, timedelta
 
+import pytest
 from click.testing import CliRunner
 
 from checker.engine import catalog, prompts
@@ -30,6 +31,14 @@ def backdate(workspace, history, quiz=None):
     record.quiz = quiz or {}
     record.save()
     return progress.load(workspace)
+
+
+@pytest.fixture
+def at_a_terminal(monkeypatch):
+    """A person at a terminal: the review waits for their saves (CliRunner's input is no terminal)."""
+    from checker.cli import common
+
+    monkeypatch.setattr(common, "terminal_attached", lambda: True)
 
 
 def run(*args, input=None, clock=None):
@@ -88,7 +97,7 @@ def test_missed_questions_are_asked_again_other_katas_first(workspace):
     assert review.missed_questions(record, own) == ["gqa-group-size", "scores-divisor", "softmax-uniform"]
 
 
-def test_a_review_from_a_fresh_stub_then_the_questions(workspace):
+def test_a_review_from_a_fresh_stub_then_the_questions(workspace, at_a_terminal):
     backdate(workspace, {"02": (4, 3, {"global-max": 2})}, quiz={"gqa-group-size": [1, 1]})
     own = workspace / "katas" / catalog.find("02").filename
     own.write_text("# my own file\n")
@@ -106,7 +115,7 @@ def test_a_review_from_a_fresh_stub_then_the_questions(workspace):
     assert "Nothing due today" in run("review", "--show").output
 
 
-def test_a_review_with_a_bug_on_the_way_comes_back_tomorrow(workspace):
+def test_a_review_with_a_bug_on_the_way_comes_back_tomorrow(workspace, at_a_terminal):
     backdate(workspace, {"02": (4, 1, {})})
     redo = workspace / ".kata" / "review" / catalog.find("02").filename
     clock = FakeClock((5, lambda: shutil.copy(ZOO / "softmax" / "global-max.py", redo)),
@@ -121,3 +130,58 @@ def test_review_before_any_pass_and_a_bad_date(workspace):
     assert run("review", "--until", "someday").exit_code == 2
     assert json.loads((workspace / ".kata" / "progress.json").read_text() if (workspace / ".kata").exists() else "{}") \
         .get("interview") is None
+
+
+# --- issue 36, point 6: the whole history, each item's reason, and no wait without a terminal -------------
+
+def test_a_kata_failed_many_times_and_never_passed_is_proposed_today(workspace):
+    record = progress.load(workspace)
+    for attempt in range(3):
+        record.record_check("07", "failed", bugs=["causal-ignored"], digest=f"version {attempt}")
+    record.record_check("06", "failed", digest="once")  # one failure: still being learned, `kata next` has it
+    record.save()
+    plan = review.plan(KATAS, progress.load(workspace))
+    (first,) = plan.now
+    assert first.kata.id == "07"
+    assert first.reasons == ["failed 3 times and never passed", "hit causal-ignored more than once"]
+    assert "06" not in {p.kata.id for _, ps in plan.days for p in ps}
+    shown = run("review", "--show").output
+    assert "07 gqa: failed 3 times and never passed; hit causal-ignored more than once" in shown
+
+
+def test_a_hard_history_brings_a_kata_back_sooner_and_says_so(workspace):
+    record = backdate(workspace, {"01": (1, 1, {}), "02": (1, 6, {"global-max": 2})},
+                      quiz={"softmax-uniform": [2, 1], "softmax-spread": [1, 1]})
+    for kata_id in ("01", "02"):  # both after a clean review with 8 days to wait
+        entry = record.of(kata_id)
+        entry.interval_days, entry.due = 8.0, time.time() - DAY + 8 * DAY
+    record.save()
+    from checker.cli import common
+
+    plan = common.review_plan(progress.load(workspace))
+    when = {p.kata.id: (day, p.reasons) for day, ps in plan.days for p in ps}
+    assert when["02"][0] < when["01"][0]  # the same interval, the harder history sooner
+    assert "took 6 attempts" in when["02"][1] and "hit global-max more than once" in when["02"][1]
+    assert "missed 2 of its quiz questions" in when["02"][1]
+    assert any(reason.startswith("due ") and reason.endswith(" sooner for it") for reason in when["02"][1])
+    assert when["01"][1] == ["passed 1 day ago"]
+
+
+def test_a_review_without_a_terminal_ends_with_a_clear_line(workspace):
+    backdate(workspace, {"02": (4, 1, {})})
+    result = run("review", clock=FakeClock())  # CliRunner's stdin is no terminal, and holds nothing
+    assert result.exit_code == 1
+    assert "02 softmax: passed 4 days ago" in result.output
+    assert result.output.rstrip().splitlines()[-1].endswith("`kata review --show` prints the plan alone.")
+    assert "No terminal here" in result.output
+    assert not (workspace / ".kata" / "review").exists()  # nothing started
+
+
+def test_a_review_with_stdin_closed_ends_in_a_real_process(workspace):
+    import subprocess
+    import sys
+
+    backdate(workspace, {"02": (4, 1, {})})
+    ran = subprocess.run([sys.executable, "-m", "checker", "review"], stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, timeout=60, cwd=workspace)
+    assert ran.returncode == 1 and "No terminal here" in ran.stdout, (ran.stdout, ran.stderr)

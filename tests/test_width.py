@@ -1,6 +1,8 @@
 """Output that fits the terminal (issue 24, point 1): rendered at 80 and 160 columns, every line's display
 width is measured; prose is broken at spaces only; piped output (no width) is left as it was."""
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -91,3 +93,67 @@ def test_piped_output_is_not_wrapped(workspace):
     result = CliRunner().invoke(cli, ["list"])
     assert len(max(result.output.splitlines(), key=len)) > 80  # the longest title stays on its row
     assert '"title"' in CliRunner().invoke(cli, ["list", "--json"]).output
+
+
+# --- issue 36 point 4 and issue 37 point 5: an explicit COLUMNS when piped; tables and reports at 80 ----------
+
+def _run_piped(workspace, *args):
+    """`kata ARGS | cat` in a real process, with COLUMNS=80: stdout is a pipe, not a terminal."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-m", "checker", *args], cwd=workspace, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True, timeout=120).stdout
+
+
+def test_an_explicit_columns_is_the_width_when_piped(workspace):
+    import shutil
+
+    listed = _run_piped(workspace, "list")
+    assert listed.strip() and widest(listed) <= 80, listed
+    shutil.copy(ZOO / "causal-mask" / "mask-after-softmax.py", workspace / "katas" / catalog.find("03").filename)
+    checked_03 = _run_piped(workspace, "check", "03")
+    assert "mask-after-softmax" in checked_03 and widest(checked_03) <= 80, checked_03
+
+
+def test_a_messages_table_keeps_its_rows_at_80_columns(width):
+    """Kata 09's top-p table and kata 12's two hypotheses: cells never broken, rows never run together."""
+    for slug, name, cells in (("sampling", "filter-before-temperature.py", ["0.186123", "0.744491", "0.930613"]),
+                              ("beam-search", "beam-drops-finished.py", ["yours", "[2, 0, 3, 2, 0]", "5 new tokens"])):
+        kata, result = a_failure(slug, name)
+        width(None)
+        piped = render.check_text(result, prompts.for_kata(kata))
+        width(80)
+        fitted = render.check_text(result, prompts.for_kata(kata))
+        assert widest(fitted) <= 80, fitted
+        row = next(line for line in fitted.splitlines() if all(cell in line for cell in cells[:1]) and cells[1] in line)
+        assert all(cell in row for cell in cells), (row, fitted)
+        assert sorted(words(piped)) == sorted(words(fitted))
+        for formula in re.findall(r"sum / \d+ \*\* \d", piped):  # kata 12's score formula stays on one line
+            assert formula in fitted, (formula, fitted)
+
+
+def test_bench_the_mock_report_and_a_solution_break_at_words_at_80_columns(width):
+    from checker.cli.learn import solution_text
+    from checker.practice.bench import BenchResult, BenchRow
+    from checker.practice.mock import MockReport, QuizAnswer, QuizScore
+    from checker.present import reports
+
+    bench = BenchResult("05", "kv-cache", "katas/05_kv_cache.py", 1, 64, 4, 5,
+                        [BenchRow(128, 3.6e-5, 3.4e-5, 1.2e-3, 0.78), BenchRow(2048, 3.1e-4, 3.2e-4, 0.57, 0.4)], True, 3)
+    question = prompts.for_kata(catalog.find("gqa")).questions[0].prompt
+    mock = MockReport("07", "gqa", 123456, 30, "2026-12-04T19:00:00+00:00", "2026-12-04T19:20:00+00:00", "passed",
+                      600.0, 3, ["causal-ignored"], 1, QuizScore(1, 1, [QuizAnswer("q", question * 2, "4", "4", True)]))
+    source = catalog.find("kv-cache").solution_path.read_text()
+    width(None)
+    piped = [reports.bench_text(bench), reports.fitted_markdown(reports.mock_markdown(mock)), solution_text(source)]
+    assert piped[2] == source  # no width: the file as written, to copy
+    width(80)
+    fitted = [reports.bench_text(bench), reports.fitted_markdown(reports.mock_markdown(mock)), solution_text(source)]
+    for before, after in zip(piped, fitted):
+        assert widest(after) <= 80, after
+        assert [w for w in words(after) if w != "#"] == [w for w in words(before) if w != "#"] or \
+            sorted(w for w in words(after) if w != "#") == sorted(w for w in words(before) if w != "#")
+    assert "`kata mock --kata 07 --seed 123456` asks the same questions." in fitted[1]

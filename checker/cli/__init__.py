@@ -3,7 +3,7 @@
 Beyond click and the kata catalog, every module is imported inside the commands that use it, so
 `kata --help` stays instant and `kata check` starts the learner's process before the parent loads
 NumPy (or renders anything). The commands live by topic:
-learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), review (review),
+learn (list, check, hint, solution, reset), practice (quiz, watch, mock, bench), review (review), defend (defend),
 hiring (pack, grade), setup (init, doctor), dev (dev check).
 """
 
@@ -33,6 +33,6 @@ def cli():
     layout.use(layout.terminal_width())  # text fits the terminal; piped output is left unwrapped
 
 
-from checker.cli import dev, hiring, learn, practice, review, setup  # noqa: E402 - each module adds its commands to `cli`
+from checker.cli import defend, dev, hiring, learn, practice, review, setup  # noqa: E402 - each module adds its commands to `cli`
 
-__all__ = ["cli", "dev", "hiring", "learn", "practice", "review", "setup"]
+__all__ = ["cli", "defend", "dev", "hiring", "learn", "practice", "review", "setup"]

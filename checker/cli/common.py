@@ -108,6 +108,15 @@ def review_until(record):
     return until if until and until >= date.today() else None
 
 
+def review_plan(record):
+    """`kata review`'s plan from the learner's whole history: checks, reviews and the quiz questions missed."""
+    from checker.practice import review
+
+    katas = catalog.all_katas()
+    kata_of = {question.id: kata.id for kata in katas for question in kata_prompts(kata).questions}
+    return review.plan(katas, record, until=review_until(record), missed=review.missed_by_kata(record, kata_of))
+
+
 def echo(text):
     from checker.present import render
 

@@ -28,7 +28,6 @@ def list_katas(as_json):
         kata list --json
     """
     from checker.present import render_progress
-    from checker.practice import review
 
     record = load_progress(common.workspace())
     rows = [(kata, kata_prompts(kata).title, record.of(kata.id)) for kata in catalog.all_katas()]
@@ -39,9 +38,24 @@ def list_katas(as_json):
                                 "bugs_seen": e.bugs_seen, **({"cell": cells[k.id]} if k.id in cells else {})}
                                for k, t, e in rows]))
     else:
-        plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
+        plan = common.review_plan(record)
         differing = {kata.id: record.cell_differs(kata.id) for kata, _, _ in rows if record.cell_differs(kata.id)}
-        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True), differing))
+        echo(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True) + _defence_lines(record),
+                                       differing))
+
+
+def _defence_hint(kata, file=None):
+    from checker.present.defend_lines import hint_line
+
+    return hint_line(kata.id, file)
+
+
+def _defence_lines(record):
+    """`kata defend`'s latest score of each kata, one line under the table (none before a first defence)."""
+    from checker.present.defend_lines import defence_line
+
+    line = defence_line(record)
+    return layout.fit([line]) if line else []
 
 
 @cli.command()
@@ -104,8 +118,10 @@ def check(kata_key, file, as_json, timeout, check_all, verbose, repro):
     after = next_step_text(workspace, record) if record and not check_all else None
     # a pass needs no brief and no fixes: prompts.yaml is read only for the rest
     texts = [render.check_text(r, None if r.status == Status.PASSED else kata_prompts(k, r.frontend), verbose=verbose,
-                               next_step=after)
+                               next_step=after, repro=repro)
              for r, k in zip(results, katas)]
+    if not check_all and results[0].status == Status.PASSED and (katas[0].folder / "defend.yaml").is_file():
+        texts[0] += "\n" + _defence_hint(katas[0], file)  # the interview goes on after a pass
     if check_all:
         texts.append(render.summary_lines(results))
     if repro:
@@ -216,17 +232,22 @@ def _hints_from_a_check(kata, workspace):
     from checker.engine.runner import check as run_check
 
     result = run_check(kata, path, seed=learner_seed(workspace, kata))
-    unexplained = "remaining" in result.details and result.details["remaining"] is None
+    if "remaining" in result.details and result.details["remaining"] is None:
+        said = getattr(kata.part("hints"), "unexplained", None)
+        unexplained = said(result.details) if said else ("computes what no mix of the planted bugs computes: an "
+                                                         "edit changed a line into something that is neither the "
+                                                         "planted bug nor its fix (or fixed it halfway)")
+    else:
+        unexplained = None
     return deeper(result.details, prompts.fix_of), unexplained
 
 
 def _no_deeper_hint(kata, unexplained):
-    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does."""
+    """Why the file gives no hint: no planted bug is left, or an edit computes what no mix of them does
+    (`unexplained`: that, said with the site where it departs)."""
     if unexplained:
-        return (f"No hint from your file: it computes what no mix of the planted bugs computes, so one of your "
-                f"edits changed a line into something that is neither the planted bug nor its fix (or fixed it "
-                f"halfway). `kata check {kata.id}` says where the numbers differ; `kata reset {kata.id}` brings "
-                f"the planted stub back and keeps your file.")
+        return (f"No hint from your file: it {unexplained}. `kata check {kata.id}` says where the numbers "
+                f"differ; `kata reset {kata.id}` brings the planted stub back and keeps your file.")
     return (f"No hint from your file: it holds no planted bug the checker can point at "
             f"(`kata check {kata.id}` says what still fails).")
 
@@ -260,7 +281,28 @@ def solution(kata_key, yes):
         if not shown:
             click.echo(f"Not shown. `kata hint {kata.id}` gives the next hint instead.", err=True)
             return
-    click.echo(kata.solution_path.read_text(encoding="utf-8"))
+    click.echo(solution_text(kata.solution_path.read_text(encoding="utf-8")))
+
+
+def solution_text(source):
+    """The solution as the terminal shows it: as written when piped (to copy it) or when it fits; else each
+    line too wide broken at a space, never inside a word, a comment going on as a comment and code or a
+    docstring indented one step further."""
+    width = layout.current()
+    if width is None:
+        return source
+    lines, in_docstring = [], False
+    for line in source.splitlines():
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        code, gap, comment = line.partition("  # ")
+        if (gap and not in_docstring and layout.display_width(line) > width and code.strip()
+                and "'" not in code and '"' not in code):
+            lines += layout.wrap(f"{indent}# {comment}", width, indent + "# ")  # a trailing comment goes above
+            line = code.rstrip()
+        hang = indent + ("" if in_docstring else "# " if line.lstrip().startswith("#") else "    ")
+        lines += layout.wrap(line, width, hang)
+        in_docstring ^= line.count('"""') % 2 == 1
+    return "\n".join(lines) + "\n"
 
 
 @cli.command()

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from checker.engine import catalog
+from checker.present import layout
 from checker.cli import cli, common
 from checker.cli.common import UsageProblem, echo, file_digest, find_kata, kata_prompts, learner_seed, load_progress, \
     next_kata, readable, record_checks
@@ -117,8 +118,9 @@ def watch(ctx, kata_key, poll, max_checks):
 
     Starts with ID, or without it with the first kata that does not pass now (a kata reset since its
     pass counts as not passed). A save to any kata file checks that kata; once the one on screen
-    passes, watch says so and moves on to the next kata not passed. A save that changes nothing is
-    not checked again. Ctrl-C leaves (exit code 0).
+    passes, watch says so and moves on to the next kata not passed; the kata ID names stays watched
+    while it passes (to redo one kata). A save that changes nothing is not checked again. Ctrl-C
+    leaves (exit code 0).
 
     Example:
 
@@ -145,7 +147,7 @@ def watch(ctx, kata_key, poll, max_checks):
     readable(catalog.learner_file(kata, workspace))
     paths = {k: catalog.learner_file(k, workspace) for k in catalog.all_katas()}
     clock = _clock(ctx)
-    checks, banner, current = 0, None, kata
+    checks, banner, current, named = 0, None, kata, kata
 
     def step(kata):
         nonlocal checks, banner, current
@@ -157,6 +159,13 @@ def watch(ctx, kata_key, poll, max_checks):
         checks += 1
         following = next_kata(workspace, record) if result.status == "passed" else None
         click.clear()
+        if result.status == "passed" and kata_key and kata == named:  # `kata watch 01`: watch 01, passed or not
+            echo(render.watch_text(result, kata_prompts(kata), checks, datetime.fromtimestamp(clock.wall()),
+                                   f"✓ {kata} passes. Watching it: each save checks it again (Ctrl-C leaves).",
+                                   "Other katas' saves are checked too" + (f"; next not passed: {following}."
+                                                                         if following else ".")))
+            banner = None
+            return None
         if result.status == "passed" and following is not None:
             banner = f"✓ {kata} passed ({len(result.tests)} of {len(result.tests)} checks). Next: {following}."
             return following
@@ -243,7 +252,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
                                 strict=not coach, why=why))
 
     def ask(asked):
-        echo(click.style(f"\nPassed. {len(asked)} questions on it, untimed:\n", bold=True))
+        echo(click.style(f"\nPassed. {layout.counted(len(asked), 'question')} on it, untimed:\n", bold=True))
         try:
             quizzes.run(asked, *_quiz_io())
         except click.Abort:  # click's prompt turns Ctrl-C into Abort
@@ -258,7 +267,7 @@ def mock(ctx, kata_key, minutes, seed, report_path, poll, coach):
     hints_after = progress.load(workspace).of(kata.id).hints_used  # `kata hint` in another terminal
     report = session.report(status, max(0, hints_after - hints_before))
     markdown = reports.mock_markdown(report)
-    echo("\n" + markdown)
+    echo("\n" + reports.fitted_markdown(markdown))
     try:
         saved = mocks.save(report, markdown, workspace / ".kata" / "mocks", attempt=path)
         written = mocks.write(report, markdown, report_path) if report_path else None

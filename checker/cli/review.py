@@ -22,13 +22,15 @@ from checker.cli.common import UsageProblem, echo, kata_prompts, load_progress, 
 def review_command(ctx, until, show, poll, seed):
     """Redo what you are likely to forget: today's short set, from your own history.
 
-    A kata joins the review once it passes. It is due a day after, then after intervals that double with
-    each clean review (passed at the first check, no bug named) and start again from a day otherwise.
-    Among the katas due, the one that needs it most comes first: passed longest ago, then many
-    attempts or the same bug hit more than once. Today's set is that kata, from a fresh stub in its
-    own file (.kata/review/NN_slug.py; your katas/ file is left alone), checked at each save, then
-    three quiz questions: the ones you missed, other katas' before its own. `--until DATE` spreads
-    every passed kata over the days left. Exit code: 0 once the set is done, 1 if stopped.
+    A kata joins the review once it passes, or once it failed three times without passing (then it is
+    due at once). A passed kata is due a day after, then after intervals that double with each clean
+    review (passed at the first check, no bug named) and start again from a day otherwise; many
+    attempts, a bug hit more than once or its quiz questions missed bring it back sooner. Among the
+    katas due, the one that needs it most comes first, and the plan says why each is there. Today's
+    set is that kata, from a fresh stub in its own file (.kata/review/NN_slug.py; your katas/ file is
+    left alone), checked at each save, then three quiz questions: the ones you missed, other katas'
+    before its own. It needs a terminal: without one it shows the plan and says so. `--until DATE`
+    spreads every proposed kata over the days left. Exit code: 0 once the set is done, 1 if stopped.
 
     Example:
 
@@ -38,23 +40,34 @@ def review_command(ctx, until, show, poll, seed):
         kata review --show
     """
     from checker.present import render_progress
-    from checker.practice import review
 
     workspace = common.workspace()
     record = load_progress(workspace)
     if until is not None:
         record.interview = _date(until)
         save(record)
-    plan = review.plan(catalog.all_katas(), record, until=common.review_until(record))
+    plan = common.review_plan(record)
     today = plan.now
     questions = _questions(record, today, seed)
-    echo("\n".join(render_progress.plan_lines(plan, len(questions))))
+    echo("\n".join(render_progress.plan_lines(plan, len(questions)) + _defence_lines(record)))
     if show or not (today or questions):
         return
+    if not common.terminal_attached():  # nobody to save a file or answer: waiting would be forever
+        echo("\n".join(layout.fit(["", "No terminal here (standard input is not one), so today's set is not "
+                                    "started: run `kata review` in a terminal, where it waits for your saves; "
+                                    "`kata review --show` prints the plan alone."])))
+        sys.exit(1)
     done = all(_redo(ctx, proposal.kata, workspace, poll) for proposal in today)  # Ctrl-C stops the rest
     if done and questions:
         done = _ask(questions, workspace)
     sys.exit(0 if done else 1)
+
+
+def _defence_lines(record):
+    """The defence questions missed (`kata defend`), with the command that asks them again."""
+    from checker.present.defend_lines import review_lines
+
+    return layout.fit(review_lines(record))
 
 
 def _date(text):
@@ -96,7 +109,8 @@ def _redo(ctx, kata, workspace, poll):
     warm.enable()
     path = mock.fresh_copy(kata, workspace, folder="review")
     echo("\n" + "\n".join(layout.fit([click.style(f"Redo {kata} from a fresh stub: edit {display_path(path)} and save; "
-                                                 "each save is checked. Ctrl-C stops.", bold=True)])))
+                                                 "each save is checked. To leave, Ctrl-C: it keeps its place, and the rest of "
+                                                 "today's set waits for the next `kata review`.", bold=True)])))
     outcomes = []
 
     def on_change(changed):
@@ -128,7 +142,7 @@ def _ask(questions, workspace):
     from checker.cli.practice import _quiz_io
 
     asked = [quiz.ask(q, __import__("random").Random(f"review:{q.id}:{date.today()}")) for q in questions]
-    echo(click.style(f"\n{len(asked)} questions:", bold=True))
+    echo(click.style(f"\n{layout.counted(len(asked), 'question')}:", bold=True))
     try:
         correct = quiz.run(asked, *_quiz_io())
     except (KeyboardInterrupt, click.Abort):

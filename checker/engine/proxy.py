@@ -29,11 +29,12 @@ class SandboxSession:
 class Call:
     """One call a hidden test made into the sandbox, as sent: what a repro replays."""
 
-    __slots__ = ("function", "args", "kwargs", "made")
+    __slots__ = ("function", "args", "kwargs", "made", "result")
 
     def __init__(self, function, args, kwargs):
         self.function, self.args, self.kwargs = function, args, kwargs
         self.made = None  # the id of the learner object it returned, if it returned one
+        self.result = None  # what came back, as the test saw it: where a repro looks for the reported value
 
     @property
     def name(self):
@@ -70,8 +71,27 @@ class LearnerObject:
             raise AttributeError(name)
         return LearnerFunction(self._session, name, target=self._handle)
 
+    # Python's operations on the object run in the sandbox too, and are recorded like any call, so a
+    # repro replays `len(cache)` or `cache[0]` as the test did (the child applies len(), bool(), ...)
     def __len__(self):
-        return LearnerFunction(self._session, "__len__", target=self._handle)()
+        return self._operation("__len__")
+
+    def __bool__(self):
+        return bool(self._operation("__bool__"))
+
+    def __iter__(self):
+        return iter(self._operation("__iter__"))
+
+    def __getitem__(self, key):
+        return self._operation("__getitem__", key)
+
+    def __eq__(self, other):
+        return self._operation("__eq__", other)
+
+    __hash__ = object.__hash__  # a proxy is one object of the parent's, whatever its __eq__ says
+
+    def _operation(self, name, *args):
+        return LearnerFunction(self._session, name, target=self._handle)(*args)
 
     def __repr__(self):
         return f"<learner object #{self._handle.id}>"
@@ -92,12 +112,15 @@ class LearnerFunction:
         """`(result, figures)`: the call, with {"cpu_seconds", "peak_bytes"} read from the kernel by the parent
         (see Sandbox.measure; `counted` is accepted and unused: the kernel counts the whole process)."""
         sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
-        self._session.calls.append(Call(self, args, kwargs))
+        call = Call(self, args, kwargs)
+        self._session.calls.append(call)
         try:
-            return self._session.sandbox.measure(self.name, sent, kwargs, self.target)
+            result, figures = self._session.sandbox.measure(self.name, sent, kwargs, self.target)
         except LearnerError as error:
             error.call = self.describe(*args, **kwargs)
             raise
+        call.result = result
+        return result, figures
 
     def describe(self, *args, **kwargs):
         """The call as text, with the parameter names of the kata's API."""
@@ -117,6 +140,7 @@ class LearnerFunction:
             error.call = self.describe(*args, **kwargs)
             raise
         result = reply[0] if return_args else reply
+        call.result = result
         if result is None and self.target is None and self.params:
             raise self._session.failure(f"{self.describe(*args, **kwargs)} returned None: the function ends without returning "
                           "its result (a missing `return`?)")

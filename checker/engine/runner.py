@@ -172,8 +172,9 @@ def _outcome(test, name, fixtures, session, wanted):
     except Timeout as timeout:
         return TestOutcome(name, Status.TIMEOUT, message=_timeout_message(timeout, session))
     except Died as died:
-        if "MemoryError" in session.sandbox.output(limit=1 << 16)[-2000:]:  # it died allocating
-            return TestOutcome(name, Status.ERROR, message=memory_message("the code", session))
+        if "MemoryError" in session.sandbox.output(limit=1 << 16)[-2000:]:  # it died allocating: in its last call
+            call = session.calls[-1].text if session.calls else "the code"
+            return TestOutcome(name, Status.ERROR, message=memory_message(call, session))
         return TestOutcome(name, Status.ERROR, message=str(died))
     except Exception as error:  # noqa: BLE001 - a result the test could not make sense of
         if os.environ.get("KATA_DEBUG"):

@@ -218,6 +218,10 @@ def check_one(kata_id, path, limits, seed, read=None, missing=""):
             return {**_error(kata, path, f"not graded here: {INSTALL_HINT}"), **extra, "grader_missing": missing}
         result = check(kata, path, limits, seed, source=data, author="the candidate's")
         extra["review"] += fake_verdicts(result.output, data)
+        if result.status == Status.PASSED:  # kata defend: questions about the candidate's own lines, for the onsite
+            from checker.practice.defend_session import follow_ups
+
+            extra["follow_up"] = follow_ups(kata, path, data, seed)
         found = {**result.to_json(), **extra, "frontend": result.frontend, **_for_graders(result)}
         return {**found, "tests": [{**test, "message": _cut(test["message"])} for test in found["tests"]]}
     except SystemExit:  # the parent stopped the batch; runner.check has closed the sandbox on the way

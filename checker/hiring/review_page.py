@@ -244,8 +244,17 @@ def _kata(candidate, kata):
         head += (f"<p>Planted bugs: {_e(', '.join(plants['planted']))}. "
                  f"Fixed: {_e(', '.join(plants['fixed']) or 'none')}"
                  f". Remaining: {_e(remaining)}.</p>")
+    head += _follow_ups(kata.check.get("follow_up") or [])
     shown = '<p class="muted">The stub as issued, untouched.</p>' if kata.untouched else \
         review_code.code(candidate, kata)
     return (f'{head}<div class="kata"><div>{shown}<p class="muted">SHA-256 '
             f"{_e(kata.sha256 or '-')} · modified {_e(kata.modified or '-')}</p></div>"
             f"<div>{review_code.checks(kata)}</div></div>")
+
+
+def _follow_ups(questions):
+    """kata defend's questions about the candidate's own lines, each with its computed answer (for the onsite)."""
+    if not questions:
+        return ""
+    items = "".join(f"<li>{_e(question.get('ask', ''))}</li>" for question in questions[:3])
+    return f'<p><b>Follow-up questions</b> (answers computed by running the candidate\'s file):</p><ul>{items}</ul>'

@@ -13,6 +13,7 @@ from checker.practice import progress, watch
 
 FORMAT_VERSION = 1
 QUESTIONS = 3
+DEFENCE_QUESTIONS = 2  # of the three: about the file just passed (kata defend), the rest from the quiz
 PASSED, OUT_OF_TIME, STOPPED = "passed", "out of time", "stopped"
 
 
@@ -118,7 +119,7 @@ class Session:
                              baseline=True, on_tick=on_tick)
             if why != "done":
                 return OUT_OF_TIME
-            self.asked = quiz.draw(questions, QUESTIONS, self.seed)
+            self.asked = defended(self.kata, self.path, quiz.draw(questions, QUESTIONS, self.seed), self.seed)
             ask(self.asked)
             return PASSED
         except KeyboardInterrupt:
@@ -131,6 +132,21 @@ class Session:
         return MockReport(self.kata.id, self.kata.slug, self.seed, self.minutes, _iso(self.started_wall),
                           _iso(self.clock.wall()), status, self.seconds_to_pass, self.attempts, list(self.bugs_hit),
                           hints_used, QuizScore(len(answers), sum(a.correct for a in answers), answers))
+
+
+def defended(kata, path, asked, seed, count=DEFENCE_QUESTIONS):
+    """`kata defend`'s hook: questions about the file just passed (its own lines, answered by running it) take
+    the place of the last `count` quiz questions; where the kata has none, or the file cannot be run again,
+    the quiz stays as drawn."""
+    from checker.practice import defend
+    from checker.sandbox import LearnerError, SandboxError, read_learner_file
+
+    try:
+        found = defend.questions(kata, path, read_learner_file(path), count=count, seed=seed,
+                                 kinds=("what-if", "predict"))
+    except (OSError, ValueError, LearnerError, SandboxError):
+        return asked
+    return asked[:len(asked) - len(found)] + [question.asked for question in found]
 
 
 def _iso(seconds):

@@ -100,7 +100,18 @@ def check_cell(kata, cell, seconds, verbose=False):
     except OSError:
         pass  # progress is a help: a read-only workspace still gets its verdict
     prompts = None if result.status == Status.PASSED else kata_prompts.for_kata(kata, result.frontend)
-    return Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace), verbose=verbose)
+    verdict = Verdict(bounded(result), prompts, repro=_repro(kata, result, cell, workspace), verbose=verbose)
+    verdict.defence = _defence_hint(kata, result)
+    return verdict
+
+
+def _defence_hint(kata, result):
+    """`kata defend`'s hook: after a pass, the command that asks about this code, as plain text (no link)."""
+    if result.status != Status.PASSED or not (kata.folder / "defend.yaml").is_file():
+        return None
+    from checker.present.defend_lines import hint_line
+
+    return f"{hint_line(kata.id)} (in a terminal, with this cell's code in katas/{kata.filename})"
 
 
 def cell_copy(kata, workspace):

@@ -54,6 +54,7 @@ class Verdict:
         self.repro = repro  # (path written, snippet) of the first failure, or None
         self.verbose = verbose  # `%%kata NN --verbose`: the text shows every check
         self.commands = commands  # render.Commands the text points to (None: a cell's, render.NOTEBOOK)
+        self.defence = None  # after a pass: the `kata defend` command, plain text (kata defend's hook)
 
     def __repr__(self):
         if self.error:
@@ -67,7 +68,7 @@ class Verdict:
         if self.repro:
             text += (f"\n\nThe first failing call is written to {self.repro[0]} as a snippet: "
                      f"`%run {self.repro[0]}` runs it, `%kata repro {self.result.kata}` shows it.")
-        return text
+        return text + (f"\n{self.defence}" if self.defence else "")
 
     def _repr_html_(self):
         if self.error:
@@ -79,6 +80,8 @@ class Verdict:
                      f"<code>%run {escape.html(str(path))}</code></summary><pre>{escape.html(code)}</pre></details>")
         if Status(self.result.status) != Status.PASSED:
             page += f"<p>Stuck? <code>%kata hint {escape.html(self.result.kata)}</code> gives the next hint.</p>"
+        if self.defence:
+            page += f"<p>{escape.html(self.defence)}</p>"
         return page
 
 

@@ -61,6 +61,7 @@ class Progress:
     quiz: dict = field(default_factory=dict)  # question id -> [times asked, times missed] (kata review asks the missed)
     interview: str | None = None  # `kata review --until DATE`: the day the review is spread up to (ISO date)
     cells: dict = field(default_factory=dict)  # id -> CellProgress: the notebook's checks, kept apart from the file's
+    defence: dict = field(default_factory=dict)  # kata id -> the latest `kata defend`: right, asked, missed, seed
 
     def of(self, kata_id):
         return self.katas.setdefault(kata_id, KataProgress())
@@ -107,6 +108,13 @@ class Progress:
                 counts[0] += 1
                 counts[1] += not question.correct
 
+    def record_defence(self, kata_id, defence, seed):
+        """Keep the latest defence of a kata: its score, how many it missed, and the seed that asks them again."""
+        done = [q for q in defence.questions if q.asked.answered]
+        right = sum(q.asked.correct for q in done)
+        self.defence[kata_id] = {"right": right, "asked": len(done), "missed": len(done) - right, "seed": int(seed),
+                                 "count": len(defence.questions)}
+
     def passes_now(self, kata_id, digest=None):
         """Its last check passed, on the file as it is now (`digest`; a reset or an edit since undoes a pass)."""
         entry = self.of(kata_id)
@@ -123,7 +131,8 @@ class Progress:
     def save(self):
         data = {"format_version": FORMAT_VERSION, "katas": {k: asdict(v) for k, v in sorted(self.katas.items())},
                 "quiz": dict(sorted(self.quiz.items())), "interview": self.interview,
-                "cells": {k: asdict(v) for k, v in sorted(self.cells.items())}}
+                "cells": {k: asdict(v) for k, v in sorted(self.cells.items())},
+                **({"defence": dict(sorted(self.defence.items()))} if self.defence else {})}
         atomic_write(self.path, json.dumps(data, indent=2))
 
 
@@ -158,9 +167,10 @@ def load(workspace):
         if interview is not None and not isinstance(interview, str):
             raise ValueError(f"interview = {interview!r}")
         cells = {str(k): _cell(v) for k, v in data.get("cells", {}).items()}
+        defence = _defence(data.get("defence", {}))
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         return Progress(path, warning=f"{path} could not be read ({error}); starting a fresh record")
-    return Progress(path, katas, quiz=quiz, interview=interview, cells=cells)
+    return Progress(path, katas, quiz=quiz, interview=interview, cells=cells, defence=defence)
 
 
 def _cell(data):
@@ -173,6 +183,17 @@ def _cell(data):
     if not all(isinstance(bug, str) for bug in data["bugs"]):
         raise ValueError(f"cells: bugs = {data['bugs']!r}")
     return CellProgress(**data)
+
+
+def _defence(data):
+    """`kata defend`'s scores, each field a whole number, so a foreign file fails here."""
+    keys = ("right", "asked", "missed", "seed", "count")
+    found = {}
+    for kata_id, entry in data.items():
+        if not isinstance(entry, dict) or set(entry) != set(keys) or not all(type(entry[k]) is int for k in keys):
+            raise ValueError(f"defence[{kata_id!r}] = {entry!r}")
+        found[str(kata_id)] = dict(entry)
+    return found
 
 
 def _entry(data):

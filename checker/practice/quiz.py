@@ -8,6 +8,7 @@ Kinds of question:
 - worked: the design card's worked examples, the answer computed from the reference solutions.
 """
 
+import re
 import string
 from dataclasses import dataclass, field
 
@@ -161,8 +162,11 @@ def understood(asked, reply):
 def _reading(asked):
     """How a number question reads its replies: (byte unit or None, its own nouns, approximate or not)."""
     q = asked.question
-    unit = (q.unit or "").lower()
+    asked_for = re.search(r"\bhow many (\w+)", asked.prompt.lower())  # "How many MiB ...": a size in MiB
+    unit = (q.unit or (asked_for.group(1) if asked_for else "")).lower()
     nouns = quiz_reply.words_of(f"{asked.prompt} {unit}")
+    if asked_for and asked_for.group(1) == "times":  # "How many times more ...?": "8 times" (never 2 times 4)
+        nouns |= {"times"}
     return (unit if unit in quiz_reply.BYTE_UNITS else None), nouns, q.tolerance is not None or q.decimals is not None
 
 
@@ -176,14 +180,24 @@ def _matches(asked, reply):
         return False
     if isinstance(expected, tuple):
         return numbers == wanted
-    tolerance = asked.question.tolerance or 0.0
+    tolerance = asked.question.tolerance
     exact = wanted if asked.exact is None else _flatten(asked.exact)
     return all(_close(got, want, tolerance) or _close(got, best, tolerance)
                for got, want, best in zip(numbers, wanted, exact))
 
 
 def _close(got, want, tolerance):
-    return abs(got - want) <= tolerance + 1e-9 * max(1.0, abs(want))
+    """A rounded question takes what is within its stated tolerance; an exact one only the exact value, in any
+    notation: a count exactly (1073741825 is not 2^30), any other number up to the last bits of a float
+    (1/sqrt(8) written out), never a relative slack that grows with the number."""
+    if tolerance is not None:
+        return abs(got - want) <= tolerance + 1e-12 * max(1.0, abs(want))
+    if float(want).is_integer() and abs(want) < 2**53:
+        return got == want
+    return abs(got - want) <= 4 * _ULP * abs(want)
+
+
+_ULP = 2.0 ** -52  # float64's relative spacing
 
 
 def _flatten(value):

@@ -2,7 +2,8 @@
 
 Every reading is strict: a reply that could mean two things, or that holds anything but numbers,
 brackets, arithmetic and a byte unit, reads as nothing (None), so a wrong answer is never accepted.
-Arithmetic (+ - * / ^ ** sqrt and brackets) is parsed by `ast` and walked here: nothing is evaluated.
+Arithmetic (+ - * / ^ ** sqrt exp e and brackets, `10k` for 10,000) is parsed by `ast` and walked here: nothing
+is evaluated.
 """
 
 import ast
@@ -17,6 +18,7 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Pow: operator.pow}
 _SPELLED = str.maketrans({"×": "*", "·": "*", "÷": "/", "−": "-", "–": "-", "√": " sqrt ", "²": "^2"})
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
+_FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp}
 MAX_EXPONENT = 64  # 2^28 and 1000^2 are answers; 9^9^9 is not
 
 
@@ -35,8 +37,9 @@ def numbers(text, count, unit=None, nouns=(), approximate=False):
             return None
     else:
         scale = 1.0
+        text = _THOUSANDS.sub(r"\1*1000", text)  # 10k; never beside a byte unit (is 24k KB or KiB?)
     if count == 1:
-        text = text.replace("x", "*")  # 4x768x768 is one number
+        text = re.sub(r"(?<![a-z])x(?![a-z])", "*", text)  # 4x768x768 is one number (not exp's x)
         if _SEPARATED.match(text.replace(" ", "")):
             text = text.replace(",", "")
         value = _value(text)
@@ -51,7 +54,7 @@ def numbers(text, count, unit=None, nouns=(), approximate=False):
 def plain(text, nouns=(), approximate=False):
     """A reply with its number words as digits and the question's own nouns (and, for an approximate
     figure, `about` or `~`) taken off, lower case; None when it says `about` where an exact figure is asked."""
-    text = re.sub(r"sqrt\s*([\d.]+)", r"sqrt(\1)", text.strip().lower().translate(_SPELLED))
+    text = re.sub(r"(sqrt|exp)\s*([\d.]+)", r"\1(\2)", text.strip().lower().translate(_SPELLED))
     text = _spelled_numbers(text)
     hedge = re.match(r"^(about|around|roughly|approximately|approx\.?|circa|~|≈)\s*", text)
     if hedge:
@@ -59,11 +62,16 @@ def plain(text, nouns=(), approximate=False):
             return None
         text = text[hedge.end():]
     words = text.split()
-    while words and words[0] in nouns:
+    while words and _noun(words[0], nouns):
         words.pop(0)
-    while words and words[-1] in nouns:
+    while words and _noun(words[-1], nouns):
         words.pop()
     return " ".join(words)
+
+
+def _noun(word, nouns):
+    """A word of the question's own: `heads`, or a hyphenation of its words (`multiply-adds`)."""
+    return word in nouns or ("-" in word and all(part in nouns for part in word.split("-")))
 
 
 _ONES = {word: n for n, word in enumerate(
@@ -119,9 +127,12 @@ def readable(text, unit=None, nouns=(), approximate=False):
     return text is not None and _list(text) is not None
 
 
-_NOT_NOUNS = {"sqrt", "x", "e", "inf", "nan", "and", "or", "of", "to", "the", "a", "an", "is", "by", "per", "times",
+_NOT_NOUNS = {"sqrt", "exp", "k", "x", "e", "inf", "nan", "and", "or", "of", "to", "the", "a", "an", "is", "by", "per", "times",
               "plus", "minus", "over", "divided", "not", "no", "about", "around", "roughly", "approximately",
               *_ONES, *_TENS, *_SCALES, *BYTE_UNITS}
+
+
+_THOUSANDS = re.compile(r"(\d(?:\.\d+)?)\s*k\b")
 
 
 def _strip_unit(text, unit):
@@ -218,9 +229,14 @@ def _walk(node):
         if isinstance(node.op, ast.Pow) and (abs(right) > MAX_EXPONENT or abs(left) > 10**6):
             raise ValueError("too large a power")
         return _OPERATORS[type(node.op)](left, right)
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sqrt"
+    if isinstance(node, ast.Name) and node.id == "e":
+        return math.e  # e^-3.5
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
             and len(node.args) == 1 and not node.keywords):
-        return math.sqrt(_walk(node.args[0]))
+        argument = _walk(node.args[0])
+        if node.func.id == "exp" and abs(argument) > 700:
+            raise ValueError("too large a power")
+        return _FUNCTIONS[node.func.id](argument)
     raise ValueError("not arithmetic")
 
 

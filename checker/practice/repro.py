@@ -21,22 +21,95 @@ class Repro:
     arrays: dict  # name -> array, for the .npz beside the snippet (empty: everything is inline)
 
 
+# Python's operations on a learner object, as messages speak of them and as a snippet writes them
+# (proxy.LearnerObject records each as a call of its dunder's name)
+_SPOKEN = {"__len__": r"\blen\(", "__bool__": r"\bbool\(", "__iter__": r"\b(?:list|iter)\(",
+           "__getitem__": r"\w\[", "__eq__": r"=="}
+_WRITTEN = {"__len__": "len({owner})", "__bool__": "bool({owner})", "__iter__": "list({owner})",
+            "__getitem__": "{owner}[{args}]", "__eq__": "{owner} == {args}"}
+_NUMBER = r"(-?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
+
+
 def failing_call(test):
-    """The call a failure's message names (the last such: by its text, else by its function's name), else
-    the test's last call that is not a look at len(); None without calls."""
+    """The call a failure's message names (by its text, else by its function's name or the operation it
+    speaks of, `len(cache)`), and of those the last whose result holds the number the message reports;
+    else the test's last call that changed something; None without calls."""
     named = [call for call in test.calls if call.text in test.message]
-    by_name = [call for call in test.calls if re.search(rf"\b{re.escape(call.name)}\(", test.message)]
-    changes = [call for call in test.calls if call.name != "__len__"]
-    return (named or by_name or changes or test.calls or [None])[-1]
+    by_name = [call for call in test.calls
+               if re.search(_SPOKEN.get(call.name, rf"\b{re.escape(call.name)}\("), test.message)]
+    changes = [call for call in test.calls if call.name not in _SPOKEN]
+    candidates = named or by_name or changes or test.calls
+    if not candidates:
+        return None
+    number = reported(test.message)
+    if number is not None:
+        for pool in (candidates, test.calls):
+            holding = [call for call in pool if locate(call.result, *number) is not None]
+            if holding:
+                return holding[-1]
+    return candidates[-1]
+
+
+def reported(message):
+    """The number a message says came back, as (its text, the index it names or None), or None."""
+    found = re.search(r"at (\[[\d, ]+\]): got " + _NUMBER, message)
+    if found:
+        return found.group(2), tuple(int(i) for i in found.group(1)[1:-1].split(","))
+    found = (re.search(r"\bgot " + _NUMBER, message)  # `len(cache) is 3`: a value a call gave, not `3 positions`
+             or re.search(r"(?:\) (?:is|was)|\breturned) " + _NUMBER + r"(?![\w.(\[])", message))
+    return (found.group(1), None) if found else None
+
+
+def locate(value, text, index=None):
+    """Where in a call's result the number `text` is (to the digits it shows): the keys to it, tuple or list
+    items first, then an array's index ([] for the value itself), or None."""
+    import numpy as np
+
+    if isinstance(value, (tuple, list)):
+        for key, item in enumerate(value):
+            found = locate(item, text, index)
+            if found is not None:
+                return [key] + found
+        return None
+    if not isinstance(value, (np.ndarray, np.generic, int, float)) or isinstance(value, bool):
+        return None
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf":
+        return None
+    if index is not None:
+        if len(index) != array.ndim or any(i >= n for i, n in zip(index, array.shape)):
+            return None
+        return [index] if _near(array[index], text) else None
+    hits = np.argwhere(_near(array, text))
+    if not len(hits):
+        return None
+    return [tuple(int(i) for i in hits[0])] if array.ndim else []
+
+
+def _near(values, text):
+    """Which of `values` a message printing `text` may have shown (it rounds to the digits it prints)."""
+    import numpy as np
+
+    values = np.asarray(values, float)
+    if text in ("nan", "-nan"):
+        return np.isnan(values)
+    target = float(text)
+    if target in (float("inf"), float("-inf")):
+        return values == target
+    digits = max(1, len(text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")))
+    with np.errstate(invalid="ignore"):
+        return np.isclose(values, target, rtol=0.51 * 10.0 ** (1 - digits), atol=1e-12)
 
 
 def needed(calls, failing):
-    """The calls to replay: `failing` and, before it, those that made or changed the objects it uses."""
+    """The calls to replay: `failing` and, before it, those that made, changed or were handed the objects it
+    uses (a KVCache, and the calls that appended to it or attended through it)."""
     handles, chosen = set(), []
     for call in reversed(calls[:calls.index(failing) + 1]):
-        if call is failing or call.made in handles or (call.target is not None and call.target.id in handles):
+        used = set(_handles((call.args, call.kwargs))) | ({call.target.id} if call.target is not None else set())
+        if call is failing or call.made in handles or used & handles:
             chosen.append(call)
-            handles |= set(_handles((call.args, call.kwargs))) | ({call.target.id} if call.target is not None else set())
+            handles |= used
     return chosen[::-1]
 
 
@@ -63,13 +136,13 @@ def build(test, learner_file, kata_id, data_file, frontend="numpy"):
     writer = _Writer(data_file, "torch.as_tensor" if torch else "")
     body = []
     for call in needed(test.calls, failing):
-        if call.name == "__len__" and call is not failing:
-            continue  # a look, not a change: the objects are the same without it
+        if call.name in _SPOKEN and call is not failing:
+            continue  # a look (len, bool, an item), not a change: the objects are the same without it
         args = [writer.literal(arg) for arg in call.args]
         args += [f"{key}={writer.literal(value)}" for key, value in call.kwargs.items()]
         owner = f"obj{call.target.id}" if call.target is not None else "kata"
-        name = "len" if call.name == "__len__" else call.name
-        invocation = f"len({owner})" if name == "len" else f"{owner}.{name}({', '.join(args)})"
+        invocation = _WRITTEN.get(call.name, "{owner}.{name}({args})").format(
+            owner=owner, name=call.name, args=", ".join(args))
         if call is failing:
             invocation = f"got = {invocation}"
         elif call.made is not None:
@@ -80,42 +153,52 @@ def build(test, learner_file, kata_id, data_file, frontend="numpy"):
             "# the call it made, on your file. The checker said:", *(f"#   {line}" for line in _lines(message, 72)),
             "import importlib.util", "", "import numpy as np", *(["import torch"] if torch else []),
             "from numpy import inf, nan", "",
-            f"spec = importlib.util.spec_from_file_location('learner', {str(Path(learner_file).resolve())!r})",
+            f"path = {str(Path(learner_file).resolve())!r}  # your file",  # a line of its own: 80 columns
+            "spec = importlib.util.spec_from_file_location('learner', path)",
             "kata = importlib.util.module_from_spec(spec)", "spec.loader.exec_module(kata)"]
     if writer.arrays:
         head.append(f"inputs = np.load({str(Path(data_file).resolve())!r})")
-    return Repro("\n".join(head + [""] + body + _shown(test.message)) + "\n", writer.arrays)
+    return Repro("\n".join(head + [""] + body + _shown(test.message, failing.result)) + "\n", writer.arrays)
 
 
-_NUMBER = r"(-?(?:\d+\.?\d*(?:e[-+]?\d+)?|inf|nan))"
+SHOW = """
+def show(value):  # a value as the checker's messages show it
+    if isinstance(value, (tuple, list)):
+        items = ', '.join(map(show, value))
+        one = ',' if len(value) == 1 and isinstance(value, tuple) else ''
+        return f'({items}{one})' if isinstance(value, tuple) else f'[{items}]'
+    array = np.asarray(value.detach() if hasattr(value, 'detach') else value)
+    if array.dtype.kind not in 'biuf':
+        return repr(value)
+    if array.ndim == 0:
+        item = array.item()
+        return f'{item:.6g}' if isinstance(item, float) else str(item)
+    part = array.ravel()[:5] if array.size > 20 else array
+    text = np.array2string(part, precision=4, separator=', ',
+                           suppress_small=True).replace(chr(10), '')
+    if array.size > 20:
+        return f'array of shape {array.shape}, starting {text[:-1]}, ...]'
+    return text
+"""
 
 
-def _shown(message):
-    """What to print of `got`: where the message points (an index, or the entry holding the value it
-    reports), else the whole of it as the messages show values (numbers when few, else the shape)."""
-    lines = ["", "", "def show(value):  # a value as the checker's messages show it",
-             "    if isinstance(value, (tuple, list)):",
-             "        return '(' + ', '.join(show(item) for item in value) + ')'",
-             "    array = np.asarray(value.detach() if hasattr(value, 'detach') else value)",
-             "    if array.dtype.kind not in 'biuf':",
-             "        return repr(value)",
-             "    if array.size > 12:",
-             "        return f'array of shape {array.shape}'",
-             "    text = np.array2string(np.round(array, 3), separator=', ')",
-             "    return text.replace(chr(10), '')", "", ""]
+def _shown(message, result):
+    """What to print of `got`: the whole of it as the messages show values, then the entry holding the
+    value the message reports (found in what came back when the check ran, so the snippet prints the same
+    entry after a fix), beside what the message says."""
+    lines = ["", "", *SHOW.strip().splitlines(), "", ""]
     shape = re.search(r"shape (\([\d, ]*\)), expected (\([\d, ]*\))", message)
-    said = f"  # the checker saw shape {shape.group(1)}, expected {shape.group(2)}" if shape else ""
+    expected = re.search(r"expected (\(?\[[^\]]*\][^:;]*?|-?\d[\w.+-]*)(?=[:;]| for |$)", message)
+    number = reported(message)
+    said = (f"  # the checker saw shape {shape.group(1)}, expected {shape.group(2)}" if shape else
+            f"  # the checker saw {number[0]}, expected {expected.group(1)}" if number and expected and
+            locate(result, *number) == [] else "")
     lines.append(f"print(show(got)){said}")
-    at = re.search(r"at (\[[\d, ]+\]): got " + _NUMBER + ", expected " + _NUMBER, message)
-    if at:
-        return lines + [f"print('got{at.group(1)} =', repr(float(np.asarray(got){at.group(1)})))"
-                        f"  # the checker saw {at.group(2)}, expected {at.group(3)}"]
-    value = re.search(r"got " + _NUMBER + ", expected " + _NUMBER, message)
-    if value:
-        lines += [f"where = np.argwhere(np.isclose(np.asarray(got, float), {value.group(1)}, rtol=1e-4, atol=1e-6))",
-                  "if len(where):",
-                  f"    print(f'got{{where[0].tolist()}} =', repr(float(np.asarray(got)[tuple(where[0])])))"
-                  f"  # the checker saw {value.group(1)}, expected {value.group(2)}"]
+    path = locate(result, *number) if number else None
+    if path:  # an entry of it, not the value itself
+        where = "".join(f"[{', '.join(map(str, key))}]" if isinstance(key, tuple) else f"[{key}]" for key in path)
+        lines.append(f"print('got{where} =', repr(float(got{where})))  # the checker saw {number[0]}"
+                     + (f", expected {expected.group(1)}" if expected else ""))
     return lines
 
 
@@ -175,14 +258,14 @@ class _Writer:
             return f"obj{value._handle.id}"
         if isinstance(value, np.ndarray):
             if value.size <= INLINE and value.dtype.kind in "biuf":
-                text = f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
+                text = f"np.array({value.tolist()!r}, dtype={_dtype(value.dtype)})"
             else:
                 name = f"a{len(self.arrays)}"
                 self.arrays[name] = value
                 text = f"inputs[{name!r}]"
             return f"{self.wrap}({text})" if self.wrap else text
         if isinstance(value, np.generic):
-            return f"np.{value.dtype.name}({value.item()!r})"
+            return f"{_dtype(value.dtype)}({value.item()!r})"
         if isinstance(value, tuple):
             items = [self.literal(item) for item in value]
             return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
@@ -195,6 +278,11 @@ class _Writer:
         if isinstance(value, float) and value in (float("inf"), float("-inf")):
             return f"float({str(value)!r})"
         return repr(value)
+
+
+def _dtype(dtype):
+    """A dtype as NumPy 1.24 and 2.x both spell it: np.bool is NumPy 2's only (1.24-1.26 removed it)."""
+    return "np.bool_" if dtype.kind == "b" else f"np.{dtype.name}"
 
 
 def write(repro, path):

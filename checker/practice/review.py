@@ -1,10 +1,12 @@
 """Spaced, interleaved review: which passed katas to redo today, and which quiz questions to ask again.
 
-The scheduler is a few lines on the learner's own history in `.kata/progress.json`: a kata is due
+The scheduler is a few lines on the learner's whole history in `.kata/progress.json`: a kata is due
 `interval_days` after its last pass; each clean review (passed at the first check, no bug named)
-doubles the interval, any other resets it to one day. Among the katas due, the one that needs it most
-comes first: the longest overdue, then the one that took the most attempts or hit the same bug again.
-`until` (the interview's date) spreads every passed kata over the days left, most urgent first.
+doubles the interval, any other resets it to one day. A hard history shortens the wait: many attempts,
+a bug hit more than once and quiz questions missed on the kata divide the interval (never below a day).
+A kata that failed MANY_ATTEMPTS times and never passed is due at once. Among the katas due, the one
+that needs it most comes first: the longest overdue, then the heaviest history. Each proposal says why
+it is there. `until` (the interview's date) spreads every proposed kata over the days left.
 """
 
 import math
@@ -49,29 +51,51 @@ def passed_at(entry):
     return None if entry.seconds_to_pass is None else entry.first_seen + entry.seconds_to_pass
 
 
-def proposal(kata, entry, today):
-    """A passed kata as a proposal: when it is due and why it is worth redoing; None if it never passed."""
+MANY_ATTEMPTS = 3  # attempts from which a kata's history is a reason to redo it (and one never passed is due)
+
+
+def proposal(kata, entry, today, missed=0):
+    """A kata as a proposal: when it is due and why it is worth redoing, from its whole history (`missed`:
+    how many of its quiz questions were missed); None if it never passed and failed fewer than MANY_ATTEMPTS
+    times (it is still being learned: `kata next` has it)."""
+    repeated = sorted(bug for bug, hits in entry.bug_hits.items() if hits > 1)
+    history = _history(entry, repeated, missed)
+    weight = 1 + 0.25 * max(0, entry.attempts - MANY_ATTEMPTS + 1) + 0.5 * len(repeated) + 0.25 * missed
     passed = passed_at(entry)
     if passed is None:
-        return None
+        if entry.attempts < MANY_ATTEMPTS:
+            return None
+        reasons = [f"failed {entry.attempts} times and never passed"] + history
+        return Proposal(kata, today, reasons, 10 + weight)
     interval = entry.interval_days or FIRST_INTERVAL
-    due = _day(entry.due) if entry.due is not None else _day(passed) + timedelta(days=math.ceil(interval))
+    start = _day(entry.due - interval * DAY) if entry.due is not None else _day(passed)  # of this interval
+    waited = _day(entry.due) if entry.due is not None else start + timedelta(days=math.ceil(interval))
+    due = min(waited, start + timedelta(days=max(1, math.floor(interval / weight))))
     ago = (today - _day(passed)).days
-    repeated = sorted(bug for bug, hits in entry.bug_hits.items() if hits > 1)
     reasons = [f"passed {ago} day{'s' if ago != 1 else ''} ago" if ago else "passed today"]
-    if entry.attempts > 2:
+    if entry.attempts >= MANY_ATTEMPTS:
         reasons.append(f"took {entry.attempts} attempts")
-    if repeated:
-        reasons.append(f"hit {', '.join(repeated)} more than once")
-    need = (today - due).days + 0.5 * max(0, entry.attempts - 1) + len(repeated)
-    return Proposal(kata, due, reasons, need)
+    reasons += history
+    if due < waited:
+        reasons.append(f"due {(waited - due).days} day{'s' if (waited - due).days != 1 else ''} sooner for it")
+    return Proposal(kata, due, reasons, (today - due).days + weight)
 
 
-def plan(katas, record, today=None, until=None):
+def _history(entry, repeated, missed):
+    """The reasons a kata's history gives beyond its attempts: bugs hit again, questions missed."""
+    reasons = [f"hit {', '.join(repeated)} more than once"] if repeated else []
+    if missed:
+        reasons.append(f"missed {missed} of its quiz question{'s' if missed != 1 else ''}")
+    return reasons
+
+
+def plan(katas, record, today=None, until=None, missed=None):
     """Today's set and the days after: without `until`, one kata a day among those due; with it, every
-    passed kata reviewed by then, spread evenly over the days left."""
+    proposed kata reviewed by then, spread evenly over the days left. `missed`: kata id -> how many of its
+    quiz questions were missed (missed_by_kata)."""
     today = today or date.today()
-    pool = [p for p in (proposal(kata, record.of(kata.id), today) for kata in katas) if p is not None]
+    pool = [p for p in (proposal(kata, record.of(kata.id), today, (missed or {}).get(kata.id, 0))
+                        for kata in katas) if p is not None]
     pool.sort(key=lambda p: (max(p.due, today), -p.need, p.kata.id))
     if until is not None and until >= today:
         days_left = (until - today).days + 1
@@ -86,6 +110,15 @@ def plan(katas, record, today=None, until=None):
             used[day] = p
         days = [(day, [used[day]]) for day in sorted(used)]
     return Plan(today, [(day, proposals) for day, proposals in days if proposals], until)
+
+
+def missed_by_kata(record, kata_of):
+    """kata id -> how many of its quiz questions were missed (`kata_of`: question id -> kata id)."""
+    counts = {}
+    for qid, (_, wrong) in record.quiz.items():
+        if wrong and qid in kata_of:
+            counts[kata_of[qid]] = counts.get(kata_of[qid], 0) + 1
+    return counts
 
 
 def missed_questions(record, own=(), seed=0, count=QUESTIONS):

@@ -31,6 +31,11 @@ def terminal_width(stream=None):
     return shutil.get_terminal_size().columns
 
 
+def counted(count, noun):
+    """`1 question`, `3 questions`: the noun agrees with the number."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def display_width(text):
     """How many columns `text` takes on a terminal."""
     width = 0
@@ -88,6 +93,30 @@ class Kept(str):
     """A line drawn to fit already (a table, a picture): `wrap_all` leaves it as it is."""
 
 
+class Row(str):
+    """A row of a table a message lays out (kata 09's top-p table, kata 12's hypotheses): its cells, apart
+    by two spaces or more, are never broken; a row too wide goes on at a gap, under its first cell."""
+
+
+def wrap_row(line, width):
+    """A table row as the lines that fit `width`, broken only between cells (a cell wider than a line is
+    wrapped as prose)."""
+    if width is None or width < NARROWEST or display_width(line) <= width:
+        return [line]
+    indent = line[:len(line) - len(line.lstrip(" "))]
+    hang = indent + "  "
+    pieces = re.split(r"(\s{2,})", line[len(indent):])  # cell, gap, cell, ...
+    lines, current = [], indent + pieces[0]
+    for gap, cell in zip(pieces[1::2], pieces[2::2]):
+        if display_width(current + gap + cell) <= width:
+            current += gap + cell
+        else:
+            lines.append(current)
+            current = hang + cell
+    lines.append(current)
+    return [piece for line in lines for piece in wrap(line, width, hang)]
+
+
 _CURRENT = [None]
 
 
@@ -107,5 +136,6 @@ def fit(lines):
         return list(lines)
     fitted = []
     for line in lines:
-        fitted += [line] if isinstance(line, Kept) else wrap(line, width, hang_of(line))
+        fitted += ([line] if isinstance(line, Kept) else wrap_row(line, width) if isinstance(line, Row)
+                   else wrap(line, width, hang_of(line)))
     return fitted

@@ -1,6 +1,7 @@
 """Text for people. Everything here formats a result it is given; nothing here decides anything."""
 
 import os
+import re
 from dataclasses import dataclass
 
 import click
@@ -52,14 +53,16 @@ def color_wanted():
     return False if os.environ.get("NO_COLOR") else None
 
 
-def check_text(result, prompts=None, commands=TERMINAL, watching=False, strict=False, verbose=False, next_step=None):
+def check_text(result, prompts=None, commands=TERMINAL, watching=False, strict=False, verbose=False, next_step=None,
+               repro=False):
     """A check's result: status line, then each failure with its call, its bug and a fix.
 
     Failures come most informative first (a named bug with a picture leads). `watching` (kata watch,
     kata mock): the first failure only, and "save" where it says "run". `strict` (a mock interview):
     the status and the failing checks' names, never a bug name, a fix or a picture. `verbose`: every
     check, passed ones too. `next_step`: what to do after a pass, one line. `commands`: how the learner
-    spells the commands the text points to (render.TERMINAL, render.NOTEBOOK).
+    spells the commands the text points to (render.TERMINAL, render.NOTEBOOK). `repro`: the repro follows,
+    so the line offering it is left out.
     """
     label, colour = status_label(result.status)
     passed = sum(t.outcome == Status.PASSED for t in result.tests)
@@ -86,7 +89,8 @@ def check_text(result, prompts=None, commands=TERMINAL, watching=False, strict=F
     if strict:
         lines += _strict_lines(result)
     else:
-        lines += _failures_lines(result, prompts, commands, 1 if watching else None if verbose else SHOWN_FAILURES)
+        lines += _failures_lines(result, prompts, commands, 1 if watching else None if verbose else SHOWN_FAILURES,
+                                 repro)
     if verbose:
         lines += [""] + [f"{click.style('✓', fg='green')} {t.name}" for t in result.tests if t.outcome == Status.PASSED]
     if result.output and result.status != Status.PASSED:
@@ -101,7 +105,7 @@ def check_text(result, prompts=None, commands=TERMINAL, watching=False, strict=F
     return "\n".join(layout.fit(lines))
 
 
-def _failures_lines(result, prompts, commands, shown):
+def _failures_lines(result, prompts, commands, shown, repro=False):
     failures = _fold_repeated_crashes(result.ranked_failures)
     shown = len(failures) if shown is None else shown
     lines, fixed = [], set()
@@ -112,7 +116,7 @@ def _failures_lines(result, prompts, commands, shown):
     hidden = sum(1 + repeats for _, repeats in failures[shown:])
     if hidden:
         lines += ["", f"... and {hidden} more: `{commands.of('verbose', result.kata)}` shows every check."]
-    if shown > 1 and any(test.calls for test, _ in failures):
+    if shown > 1 and not repro and any(test.calls for test, _ in failures):
         lines += ["", f"`{commands.of('repro', result.kata)}` gives the first failing call as a Python snippet "
                       "to run on your code."]
     return lines
@@ -163,7 +167,8 @@ def _failure_lines(test, file, prompts, fixed=None):
     # A hidden test's message may be laid out in lines (kata 09's top-p table, kata 12's two hypotheses): they
     # stay lines. Learner text cannot add any: LearnerError puts what it quotes on one line.
     first, *rest = escape.lines(test.message)
-    lines = [f"{mark} {click.style(test.name, bold=True)}: {first}"] + rest
+    rows = [layout.Row(line) if re.search(r"\S {2,}\S", line) else line for line in rest]  # a table's rows
+    lines = [f"{mark} {click.style(test.name, bold=True)}: {first}"] + rows
     if test.picture is not None:
         width = layout.current()
         lines += [layout.Kept("    " + line) for line in grid_lines(test.picture, None if width is None else width - 4)]
@@ -210,11 +215,15 @@ def grid_lines(grid, width=None):
     if drawn is None:
         return []
     got, want, allowed, differs = drawn
-    keys = "".join(f"{'k' + str(j):>{_CELL}}" for j in range(got.shape[1])) + "    sum"
+    import numpy as np
+
+    with np.errstate(invalid="ignore"):  # a negative value fills a cell: one more column keeps cells apart
+        cell = _CELL + bool((got < 0).any() or (want < 0).any())
+    keys = "".join(f"{'k' + str(j):>{cell}}" for j in range(got.shape[1])) + "    sum"
     block = len(keys) + 4
-    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j]) for j in range(got.shape[1]))
+    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j], cell) for j in range(got.shape[1]))
             + _sum(got[i], want[i]) for i in range(got.shape[0])]
-    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False) for j in range(got.shape[1]))
+    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False, cell) for j in range(got.shape[1]))
              + _sum(want[i], want[i]) for i in range(got.shape[0])]
     if width is not None and 2 * block + 3 > width:  # stacked: yours, then the expected ones
         return [layout.Kept(line) for line in [f"    {grid.title}: yours", f"    {keys}", *mine, "    expected",
@@ -224,7 +233,7 @@ def grid_lines(grid, width=None):
     return [layout.Kept(line) for line in lines]
 
 
-def _cell(value, allowed, differs):
+def _cell(value, allowed, differs, width=_CELL):
     if not allowed and value == 0:
         text = "·"
     elif value != value:  # NaN
@@ -232,7 +241,7 @@ def _cell(value, allowed, differs):
     else:
         text = f"{value:.2f}"
     text = f"{text}{'*' if differs else ' '}"
-    text = f"{text:>{_CELL}}"
+    text = f"{text:>{width}}"
     return click.style(text, fg="red", bold=True) if differs else text
 
 
@@ -326,8 +335,8 @@ def mock_screen(kata, prompts, seconds_left, file, questions, result=None, attem
     lines += ["", click.style(prompts.title, bold=True)]
     lines += [layout.Kept(line) for line in layout.reflow(brief.splitlines(), layout.current(), "  ")] + [""]
     if result is None:
-        lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, {questions} questions "
-                     "follow. Ctrl-C stops (the report is still written).")
+        lines.append(f"Edit {file} (a fresh stub): each save is checked. Once it passes, "
+                     f"{layout.counted(questions, 'question')} follow. Ctrl-C stops (the report is still written).")
         lines.append("Strict mode: the checks that fail, no bug names and no fixes (`--coach` shows them)."
                      if strict else "Coach mode: failures name the bug and its fix.")
     elif result.status != Status.NOT_STARTED:

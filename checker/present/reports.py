@@ -7,6 +7,7 @@ import math
 
 import click
 
+from checker.present import escape, layout
 from checker.present.render import duration
 
 
@@ -20,10 +21,10 @@ def mock_markdown(report):
             ("bugs hit", ", ".join(_code(bug) for bug in report.bugs_hit) or "none"),
             ("hints used", report.hints_used),
             ("quiz", f"{quiz.correct} of {quiz.asked}" if quiz.asked else "not reached"),
-            ("started", report.started), ("ended", report.ended),
-            ("seed", f"{report.seed} (`kata mock --kata {report.kata} --seed {report.seed}` asks the same questions)")]
+            ("started", report.started), ("ended", report.ended), ("seed", report.seed)]
     lines = [f"# Mock interview: {report.kata} {report.slug}", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {value} |" for name, value in rows]
+    lines += ["", f"`kata mock --kata {report.kata} --seed {report.seed}` asks the same questions."]
     if quiz.questions:
         lines += ["", "## Quiz", ""]
         for number, answer in enumerate(quiz.questions, start=1):
@@ -44,13 +45,13 @@ BAR_WIDTH = 36  # characters of the longest bar in `kata bench`'s plot
 
 def bench_text(result):
     """`kata bench`: the table of times per token, a log-scale bar plot of it, and what the cache buys."""
-    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {result.file}",
+    lines = [click.style(f"{result.kata} {result.slug}", bold=True) + f"  {escape.terminal(result.file)}",
              f"Time to make one new token (the median of {result.rounds} rounds of {result.steps} decode steps; "
              f"b={result.batch}, d_model={result.d_model}, {result.n_heads} heads):", "",
              f"{'n':>7}  {'yours':>10}  {'reference':>10}  {'recompute':>10}  {'cache speed-up':>14}  {'spread':>7}"]
     for row in result.rows:
-        lines.append(f"{row.n:>7}  {_ms(row.yours):>10}  {_ms(row.reference):>10}  {_ms(row.recompute):>10}  "
-                     f"{row.speedup:>13.1f}x  {row.spread:>6.0%}")
+        lines.append(layout.Kept(f"{row.n:>7}  {_ms(row.yours):>10}  {_ms(row.reference):>10}  "
+                                 f"{_ms(row.recompute):>10}  {row.speedup:>13.1f}x  {row.spread:>6.0%}"))
     lines += ["", "recompute = kata 04's attention over all n + 1 tokens, from scratch, for every new token",
               "spread = (slowest - fastest round) / median, the largest of the three columns: above ~50%, "
               "the machine was busy; run again", ""]
@@ -64,7 +65,14 @@ def bench_text(result):
     if not result.matches_reference:
         lines += ["", click.style("Your decode outputs differ from the reference's: "
                                   f"`kata check {result.kata}` says what is wrong.", fg="yellow")]
-    return "\n".join(lines)
+    return "\n".join(layout.fit(lines))
+
+
+def fitted_markdown(markdown):
+    """A Markdown report as the terminal shows it: its prose wrapped at words to the width (a quiz prompt under
+    its number), its table rows as they are."""
+    lines = [layout.Kept(line) if line.startswith("|") else line for line in markdown.splitlines()]
+    return "\n".join(layout.fit(lines))
 
 
 def _times(ratio):
@@ -87,5 +95,5 @@ def _bench_plot(rows):
         for label, value in (("yours", row.yours), ("reference", row.reference), ("recompute", row.recompute)):
             length = 1 + round((BAR_WIDTH - 1) * math.log(value / low) / span) if value > 0 else 0
             n = f"n = {row.n}" if label == "yours" else ""
-            lines.append(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}")
+            lines.append(layout.Kept(f"  {n:>8}  {label:<9}  {'█' * length:<{BAR_WIDTH}}  {_ms(value)}"))
     return lines

@@ -9,6 +9,7 @@ of the checker's: whatever it patches, it patches in this process only.
 
 import errno
 import functools
+import operator
 import os
 import sys
 import traceback
@@ -32,12 +33,18 @@ def _learner_frames(tb, path):
     ]
 
 
+def _allocator_refused(exc):
+    """PyTorch's allocator says it ran out of memory with a RuntimeError (DefaultCPUAllocator: can't allocate
+    memory): the same limit as NumPy's MemoryError, so the same message."""
+    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
+
+
 def _error(exc, path):
     name = type(exc).__name__
     if isinstance(exc, SystemExit):
         message = f"the code called sys.exit({exc.code!r})"
-    elif isinstance(exc, MemoryError):
-        message = "the code ran out of memory (the sandbox's memory limit)"
+    elif isinstance(exc, MemoryError) or _allocator_refused(exc):
+        name, message = "MemoryError", "the code ran out of memory (the sandbox's memory limit)"
     elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         name, message = OUTPUT_LIMIT, "the code printed more than the sandbox allows"  # it raised nothing itself
     else:
@@ -151,6 +158,17 @@ def _address_space():
         return None
 
 
+# Python's own operations on a learner object, as the parent's proxy asks for them (proxy.LearnerObject):
+# len(cache) runs the learner's __len__ through len(), with len()'s own checks, as in the learner's REPL
+_OPERATIONS = {"__len__": len, "__bool__": bool, "__iter__": list, "__getitem__": operator.getitem,
+               "__eq__": operator.eq}
+
+
+def _apply(target, name, args, kwargs):
+    operation = _OPERATIONS.get(name)
+    return operation(target, *args) if operation else getattr(target, name)(*args, **kwargs)
+
+
 def _serve(requests, replies, path, bridge=None):
     objects = {}  # handle id -> learner object
     module = None
@@ -162,10 +180,9 @@ def _serve(requests, replies, path, bridge=None):
         name = request["name"]
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
-            result = len(target) if name == "__len__" else getattr(target, name)(*sent, **kwargs)
+            result = _apply(target, name, sent, kwargs)
             return bridge.to_numpy(result), [bridge.to_numpy(arg) for arg in sent]  # what the file was handed, after
-        result = len(target) if name == "__len__" else getattr(target, name)(*args, **kwargs)
-        return result, args
+        return _apply(target, name, args, kwargs), args
 
     def register(obj):
         objects[len(objects)] = obj

@@ -143,10 +143,10 @@ def first_divergence(learner, planted):
     return labels[latest], latest + 1, len(labels), agreeing
 
 
-def remaining(learner, planted):
+def remaining(learner, planted, got=None):
     """The planted bugs the learner's file still carries (a list, maybe empty), or None when its answers are
-    those of no subset of them."""
-    got = answers(learner)
+    those of no subset of them. `got`: the file's answers, when they were asked already."""
+    got = answers(learner) if got is None else got
     for size in range(len(planted) + 1):
         for subset in itertools.combinations(sorted(planted), size):
             if all(map(same, got, planted_answers(subset))):

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from checker.engine import catalog
-from checker.hidden.debug import plants, probes
+from checker.hidden.debug import nearest, plants, probes
 from checker.hidden.debug.probes import float32_tolerance
 from checker.sandbox import LearnerError
 from checker.engine.testkit import weight
@@ -33,7 +33,9 @@ def test_planted_bugs_fixed(kata, seed):
     from checker.engine.runner import DEFAULT_SEED
 
     planted = plants.planted(seed, DEFAULT_SEED)
-    remaining = probes.remaining(kata, planted)
+    labels = []
+    got = probes.answers(kata, labels)
+    remaining = probes.remaining(kata, planted, got)
     if remaining is None:
         parted = probes.first_divergence(kata, planted)
         where = ""
@@ -43,7 +45,8 @@ def test_planted_bugs_fixed(kata, seed):
             where = f". The first answer no mix gives: {call} (probe {number} of {total}{before})"
         raise Failure(f"of the {len(planted)} planted bugs, the checker cannot tell how many remain: the file "
                       "computes what no mix of them computes (a fix that changed something else too, or a bug "
-                      f"fixed halfway){where}", details={"planted": list(planted), "remaining": None})
+                      f"fixed halfway){where}", details={"planted": list(planted), "remaining": None,
+                                                           "site": nearest.site(got, labels, planted)})
     if remaining:
         raise Failure(f"{len(remaining)} of {len(planted)} planted bugs remain",
                       details={"planted": list(planted), "remaining": remaining})
