@@ -95,7 +95,10 @@ def step_failure(case, tokens, right, named, why=""):
     """The Failure of one wrong speculative_step answer: the call, both branches, the bug named, if any."""
     _, right_text = right_branch(case)
     tokens, right = list(tokens), list(right)
-    lines = [f"{case_call(case)} returned {tokens}, expected {right}",
+    at = next((k for k, (mine, want) in enumerate(zip(tokens, right)) if mine != want), None)
+    where = f": new token {at} got {tokens[at]}, expected {right[at]}" if at is not None else \
+        f": got {len(tokens)} tokens, expected {len(right)}"
+    lines = [f"{case_call(case)} returned {tokens}, expected {right}{where}",
              f"yours:    {your_branch(case, tokens)}", f"expected: {right_text}"]
     text = "\n      ".join(lines)
     if named:
