@@ -62,11 +62,15 @@ def prefetch(kata, jobs):
 @pytest.fixture(scope="session", autouse=True)
 def warm_sandboxes():
     """Every check of this test process (one xdist worker) forks its child from one zygote, as each
-    `kata grade` worker does; tests of the plain path ask for it (`Sandbox(..., zygote=False)`)."""
+    `kata grade` worker does; tests of the plain path ask for it (`Sandbox(..., zygote=False)`). And the
+    reference's plain answers are remembered across checks (checker/engine/refmemo.py)."""
+    from checker.engine import refmemo
     from checker.sandbox import warm
 
     warm.enable()
+    refmemo.enable()  # the reference's answers, asked again by every file checked under one seed, kept
     yield
+    refmemo.disable()
     warm.disable()
 
 
@@ -80,7 +84,7 @@ def workspace(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     return tmp_path
 
-# Kata 08's reference with a wait on the memory check's big calls (16,384 keys): right numbers, too slow.
+# Kata 08's reference with a wait on the memory check's big calls (12,288 keys): right numbers, too slow.
 SLOW_ON_BIG = """
 
 import time as _time

@@ -36,7 +36,7 @@ def attention_scores(q, k):
 
 # right only in a process forked by a zygote (whose __main__ is zygote.py), as `kata grade` runs candidates
 FORKED = "import sys\nWORKED = sys.modules['__main__'].__file__.endswith('zygote.py')\n" + CORRECT.replace(
-    "    right =", "    q, k = np.asarray(q), np.asarray(k)\n    right =")
+    "    right =", "    q, k = np.asarray(q, np.float64), np.asarray(k, np.float64)\n    right =")  # int8 must not wrap
 
 # name -> the body of `attack(target)`: True when it worked. `target` is what it aims at (a path, a port,
 # a pid); in the batch it is the real thing, outside the grader a stand-in of the same kind.

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -154,8 +155,13 @@ def test_the_cpu_of_a_thread_that_exited_is_counted(tmp_path):
 
     with _sandbox(tmp_path, "spin", SPIN_IN_A_THREAD) as box:
         box.load(["spin"])
+        tasks = set(os.listdir(f"/proc/{box.process.pid}/task"))
         before = live_clocks(box.process.pid)
         _, figures = box.measure("spin", (0.1,))
+        for _ in range(500):  # a joined thread leaves the kernel's task list a moment after Python's join
+            if set(os.listdir(f"/proc/{box.process.pid}/task")) <= tasks:
+                break
+            time.sleep(0.01)
         # The control: over the same call the live tasks' clocks grew by much less than the exited thread's
         # tenth of a second.
         live = live_clocks(box.process.pid) - before

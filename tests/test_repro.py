@@ -141,8 +141,8 @@ def test_a_repro_replays_len_on_a_learner_object(workspace):
     counting_heads = source.replace("else self.k.shape[2]", "else self.k.shape[1]")
     assert counting_heads != source
     message, (code, out, err), (_, ref_out, _) = _repro_on(workspace, kata, counting_heads)
-    assert message.startswith("len(cache) is 3 after appending 2 positions, expected 2"), message
-    assert code == 0 and out.splitlines()[-1] == "3" and ref_out.splitlines()[-1] == "2", (out, err, ref_out)
+    assert message.startswith("len(cache) is 3 after appending 2 + 2 positions, expected 4"), message
+    assert code == 0 and out.splitlines()[-1] == "3" and ref_out.splitlines()[-1] == "4", (out, err, ref_out)
     snippet = (workspace / ".kata" / "repro" / kata.filename).read_text()
     assert "got = len(obj1)" in snippet and "obj1.append(" in snippet and "obj1 = kata.KVCache()" in snippet
 

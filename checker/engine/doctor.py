@@ -61,13 +61,15 @@ def _data():
 
 def probe():
     """The sandbox's own report: {"applied", "missing", "level"} from an empty file's child (no disk)."""
-    from checker.hiring.grade import GradeError, probe_isolation
-    from checker.sandbox import Limits
+    from checker.sandbox import HostError, SandboxError
+    from checker.sandbox.box import probe as probe_sandbox
 
     try:
-        return probe_isolation(Limits())
-    except GradeError as error:
-        return {"error": str(error)}
+        return probe_sandbox()
+    except HostError as error:  # the machine's own failure: said as `kata grade` says it
+        return {"error": f"{error}; nothing was graded"}
+    except SandboxError as error:
+        return {"error": f"no sandbox could be started here to grade in ({error}): is the machine overloaded?"}
 
 
 def landlock_abi():

@@ -108,6 +108,18 @@ class LearnerFunction:
         """`(result, args)`, the arguments as they were after the call (to see what it changed)."""
         return self._run(args, kwargs, return_args=True)
 
+    def keeping_result(self, *args, **kwargs):
+        """`(result, kept)`: the call, and `kept()` reading what the very object it returned holds later (in
+        the child): a result that changes because of a later call is a module-level buffer handed back twice."""
+        sent = [arg._handle if isinstance(arg, LearnerObject) else arg for arg in args]
+        self._session.calls.append(Call(self, args, kwargs))
+        try:
+            result, handle = self._session.sandbox.call(self.name, sent, kwargs, self.target, keep=True)
+        except LearnerError as error:
+            error.call = self.describe(*args, **kwargs)
+            raise
+        return result, lambda: self._session.sandbox.read(handle)
+
     def measuring(self, *args, counted=(), **kwargs):
         """`(result, figures)`: the call, with {"cpu_seconds", "peak_bytes"} read from the kernel by the parent
         (see Sandbox.measure; `counted` is accepted and unused: the kernel counts the whole process)."""

@@ -8,7 +8,7 @@ class Status(str, Enum):
     PASSED = "passed"
     FAILED = "failed"  # ran, wrong
     NOT_STARTED = "not-started"  # the stub's NotImplementedError
-    ERROR = "error"  # could not load, or the learner's code crashed
+    ERROR = "error"  # not an answer: could not load, a missing name, sys.exit (an exception on an input is FAILED)
     TIMEOUT = "timeout"
 
 
@@ -23,6 +23,7 @@ class TestOutcome:
     picture: object = None  # a testkit.WeightGrid to draw for people (never in the JSON)
     details: dict | None = None  # data for hints and graders (kata 10's remaining plants), never in the JSON
     calls: list = field(default_factory=list, repr=False)  # a failure's calls (proxy.Call), for its repro
+    raised: bool = False  # failed because the learner's code raised on an in-contract input (shown as a crash)
 
     def to_json(self):
         return {"name": self.name, "outcome": Status(self.outcome).value, "bug": self.bug, "message": self.message}

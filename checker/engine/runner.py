@@ -4,6 +4,7 @@ the hidden tests compare here, and the outcome is a `Result`."""
 import functools
 import inspect
 import os
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -90,7 +91,9 @@ def _run_all(kata, boxes, seed, file, author="your"):
 
     session = SandboxSession(sandbox, file, call_text, Failure)
     session.author = author
-    fixtures = {"kata": Learner(session, hidden.API), "ref": kata.reference(), "seed": seed}
+    memo = sys.modules.get("checker.engine.refmemo")  # not imported: nobody enabled it (a lone check)
+    reference = memo.wrap(kata.id, kata.reference()) if memo else kata.reference()
+    fixtures = {"kata": Learner(session, hidden.API), "ref": reference, "seed": seed}
     order = {test.__name__.removeprefix("test_"): n for n, test in enumerate(hidden_tests(hidden))}
     outcomes, after_measured = [], False
     for number, test in enumerate(tests):
@@ -154,6 +157,7 @@ def _outcome(test, name, fixtures, session, wanted):
         with np.errstate(all="ignore"):  # the learner's NaNs are diagnosed, not warned about
             test(**{param: fixtures[param] for param in wanted})
     except Failure as failure:
+        _confirm(failure, fixtures["kata"], Failure)
         outcome = TestOutcome(name, Status.FAILED, failure.bug, failure.message, failure.exact, picture=failure.picture,
                               details=failure.details)
         if failure.nonfinite:
@@ -168,7 +172,10 @@ def _outcome(test, name, fixtures, session, wanted):
         if error.type == OUTPUT_LIMIT:
             return TestOutcome(name, Status.ERROR, where=error.frames, message=f"{call} printed more than the checker "
                                f"keeps ({session.sandbox.limits.output_bytes:,} bytes) and was stopped: print less")
-        return TestOutcome(name, Status.ERROR, message=f"{call} raised {error}", where=error.frames)
+        if not_an_answer(error.type):
+            return TestOutcome(name, Status.ERROR, message=f"{call} raised {error}", where=error.frames)
+        # an in-contract input made the learner's code raise: the check failed, and says how (SPEC)
+        return TestOutcome(name, Status.FAILED, message=f"{call} raised {error}", where=error.frames, raised=True)
     except Timeout as timeout:
         return TestOutcome(name, Status.TIMEOUT, message=_timeout_message(timeout, session))
     except Died as died:
@@ -181,6 +188,46 @@ def _outcome(test, name, fixtures, session, wanted):
             raise
         return TestOutcome(name, Status.FAILED, message=f"could not check the result: {type(error).__name__}: {error}")
     return TestOutcome(name, Status.PASSED)
+
+
+def _outside_the_answer():
+    """The names of the built-in exceptions that say the code was not an answer to run (SPEC: `error` is kept for
+    a syntax or import error, a missing name): ImportError and NameError (a typo, a missing helper; not
+    UnboundLocalError, which an input's branch provokes), the OSError family (the sandbox's walls refused
+    something), and what is not an Exception at all (sys.exit, KeyboardInterrupt). Read from `builtins`."""
+    import builtins
+
+    names = set()
+    for name, value in vars(builtins).items():
+        if not (isinstance(value, type) and issubclass(value, BaseException)):
+            continue
+        if (not issubclass(value, Exception) or issubclass(value, (ImportError, OSError))
+                or issubclass(value, NameError) and not issubclass(value, UnboundLocalError)):
+            names.add(name)
+    return frozenset(names)
+
+
+_NOT_AN_ANSWER = _outside_the_answer()
+
+
+def not_an_answer(error_type):
+    """True when a learner's exception of this type is an `error` (the file could not answer), False when it is
+    the answer failing: any other exception a hidden test's in-contract input provokes."""
+    return error_type in _NOT_AN_ANSWER
+
+
+def _confirm(failure, kata, failure_type):
+    """Keep a failure's bug name only if its `confirm` (inputs that tell that bug apart) agrees on the learner's code;
+    else the failure stands, unnamed. A crash or a failure while confirming is disagreement."""
+    if not failure.bug or failure.confirm is None:
+        return
+    try:
+        agreed = bool(failure.confirm(kata))
+    except (failure_type, LearnerError, SandboxError):
+        agreed = False
+    if not agreed:
+        failure.message += f" (inputs chosen to tell {failure.bug} apart disagree: no bug is named from this check)"
+        failure.bug, failure.exact = None, False
 
 
 MEMORY = "(a loop that keeps allocating, or a table too big?); the other checks were not run"

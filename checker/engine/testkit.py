@@ -11,16 +11,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.engine.crashes import full_transpose_error  # noqa: F401 - the tests import it from here
+from checker.engine.compare import (COARSEST_REQUIRED, MAX_SLACK, _TOLERANCE, close, first_difference,  # noqa: F401
+                                    numbers_apart, scale_between, tolerance)
+from checker.engine.difference import describe_difference  # noqa: F401 - the hidden tests import it from here
 from checker.engine.evidence import symptom_only
 
 
 class Failure(Exception):
     """A check failed. `bug` is the catalogued id it points to, or None for a bug nobody catalogued."""
 
-    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None, details=None):
+    def __init__(self, message, bug=None, exact=False, nonfinite=False, picture=None, details=None, confirm=None):
         super().__init__(message)
         self.message = message
         self.bug = bug
+        # `confirm(kata) -> bool`: inputs chosen to tell `bug` apart, run by the runner on the learner's code; the
+        # name stands only if they agree (a name is a hypothesis: one input that happens to agree is no evidence)
+        self.confirm = confirm
         self.exact = exact  # the learner's output equals the buggy variant's
         self.nonfinite = nonfinite  # the output holds NaN or inf where it must not: trace where it came from
         self.picture = picture  # a WeightGrid worth drawing
@@ -147,30 +154,6 @@ def call_text(name, **args):
 
 # --- checking results ---------------------------------------------------------------------------
 
-_TOLERANCE = {8: (1e-6, 1e-9), 4: (1e-4, 1e-6), 2: (1e-2, 1e-3)}  # itemsize -> (rtol, atol)
-COARSEST_REQUIRED = 4  # float64 precision is never required: float32 arithmetic anywhere inside is honest
-
-
-def tolerance(*arrays):
-    """Tolerances that accept every honest order of floating-point operations at the lowest precision in play.
-
-    That precision is never finer than float32 (SPEC, "Precision, all katas"): code may project or
-    accumulate in float32 and hand back float64, and is right. Rounding grows with the size of the numbers
-    it meets: scores near 1e4 keep about three digits in float32, and their softmax inherits the error.
-    So the tolerance grows with the largest input too, up to MAX_SLACK, far below what any bug changes
-    (a leak, a NaN, 0 against 1).
-    """
-    floats = [a for a in arrays if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
-    itemsize = min([a.dtype.itemsize for a in floats] + [COARSEST_REQUIRED])
-    rtol, atol = _TOLERANCE.get(itemsize, _TOLERANCE[2])
-    eps = float(np.finfo({8: np.float64, 4: np.float32}.get(itemsize, np.float16)).eps)
-    scale = max([float(np.abs(a[np.isfinite(a)]).max(initial=0)) for a in floats] + [0.0])
-    slack = min(8 * eps * scale, MAX_SLACK)
-    return max(rtol, slack), max(atol, slack)
-
-
-MAX_SLACK = 0.02
-
 
 def expect_precision(got, inputs, call):
     """A float result keeps at least float32 precision, or float16 when every input is float16: computing
@@ -211,40 +194,12 @@ def expect_shape(got, shape, call, bug=None, why=""):
         raise Failure(f"{call} returned shape {got.shape}, expected {tuple(shape)}{reason}", bug)
 
 
-def close(got, want, rtol, atol):
-    """Elementwise closeness; NaN matches NaN and an infinity matches the same infinity.
-
-    np.isclose(got, want, rtol, atol, equal_nan=True) | (got == want), written out: the checks call it
-    hundreds of thousands of times, and np.isclose's own overhead is most of its cost on small arrays."""
-    got64, want64 = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        near = np.abs(got64 - want64) <= atol + rtol * np.abs(want64)  # NaN where either is not finite: False
-        near &= np.isfinite(got64) & np.isfinite(want64)  # inf - finite: inf <= inf would say True
-        return near | (got64 == want64) | (np.isnan(got64) & np.isnan(want64))
-
-
-def numbers_apart(got, want, digits=4):
-    """got and want as text, with as many digits as it takes to tell them apart (never `0.01072` twice)."""
-    for places in range(digits, 18):  # `#` keeps trailing zeros: 0.02690 against 0.02693, never 0.0269
-        a, b = f"{got:#.{places}g}", f"{want:#.{places}g}"
-        if a != b:
-            break
-    return a, b
-
-
-def first_difference(got, want, rtol, atol):
-    """Where `got` and `want` first differ, as text: `at [1, 2]: got 0.41, expected 0.29`."""
-    bad = ~close(got, want, rtol, atol)
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    where = f"at {list(index)}" if index else "value"
-    return f"{where}: got %s, expected %s" % numbers_apart(got[index], want[index])
-
-
-def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), axes=None):
+def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), axes=None, confirm=None):
     """Fail unless `got` matches `want`; name the buggy variant whose output `got` equals, if any,
     else say what the difference looks like (see describe_difference; `axes` names the axes).
 
-    The tolerance follows the lowest precision among the result and the `inputs`.
+    The tolerance follows the lowest precision among the result and the `inputs`. `confirm(bug id)` gives the
+    Failure's `confirm` for a matched id (None: the match stands on this input).
     """
     if inputs:
         expect_precision(got, inputs, call)
@@ -261,7 +216,8 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), ax
     nonfinite = got.shape == want.shape and bool((~np.isfinite(got) & np.isfinite(want)).any())
     if matched:
         bug_id, reason = matched
-        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite)
+        raise Failure(f"{call} {detail}: {reason}", bug_id, exact=True, nonfinite=nonfinite,
+                      confirm=confirm(bug_id) if confirm else None)
     looks = describe_difference(got, want, rtol, atol, axes) if got.shape == want.shape else ""
     reasons = [text for text in (looks, why) if text]
     raise Failure(f"{call} {detail}" + "".join(f": {text}" for text in reasons), bug, nonfinite=nonfinite)
@@ -401,100 +357,7 @@ def expect_unchanged(call, named_args, after, bug=None, advice="work on new arra
         raise Failure(f"{call} changed its argument {name}{where}: {advice}", bug, exact=bug is not None)
 
 
-# --- saying what a difference looks like -----------------------------------------------------------
-
-def _axis_name(axes, axis):
-    return axes[axis] if axes and axis < len(axes) else f"axis {axis}"
-
-
-def _where_wrong(bad, axes):
-    """`only position 3 and 4 are wrong`: the one axis along which the wrong numbers gather, if any."""
-    for axis in range(bad.ndim):
-        if bad.shape[axis] < 2:
-            continue
-        wrong = np.flatnonzero(np.moveaxis(bad, axis, 0).reshape(bad.shape[axis], -1).any(axis=1))
-        if 0 < len(wrong) < bad.shape[axis]:
-            shown = ", ".join(str(int(i)) for i in wrong[:6]) + (", ..." if len(wrong) > 6 else "")
-            size = bad.shape[axis]
-            if len(wrong) == 1:  # `only example 0 (of 2) differs`: one index, and how many there are
-                name = axes[axis] if axes and axis < len(axes) else "index"
-                where = "" if axes and axis < len(axes) else f"along axis {axis}, "
-                return f"{where}only {name} {shown} (of {size}) differs"
-            if axes and axis < len(axes):
-                return f"only {axes[axis]} {shown} (of 0-{size - 1}) differ"
-            return f"along axis {axis}, only indices {shown} (of 0-{size - 1}) differ"
-    return ""
-
-
-def _moved(got, want, rtol, atol, axes):
-    """A shift by one along an axis, or a permutation of its slices, or the last two axes swapped."""
-    if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and close(got, np.swapaxes(want, -1, -2), rtol, atol).all():
-        return f"it is the right result with its last two axes ({_axis_name(axes, got.ndim - 2)} and " \
-               f"{_axis_name(axes, got.ndim - 1)}) transposed"
-    for axis in range(got.ndim):
-        size = got.shape[axis]
-        if size < 2:
-            continue
-        g, w = np.moveaxis(got, axis, 0), np.moveaxis(want, axis, 0)
-        name = _axis_name(axes, axis)
-        if close(g[1:], w[:-1], rtol, atol).all():
-            return f"shifted by one along {name}: {name} i holds what belongs at i - 1"
-        if close(g[:-1], w[1:], rtol, atol).all():
-            return f"shifted by one along {name}: {name} i holds what belongs at i + 1"
-        if size > 12:
-            continue
-        source = [next((j for j in range(size) if close(g[i], w[j], rtol, atol).all()), None) for i in range(size)]
-        if None not in source and sorted(source) == list(range(size)) and source != list(range(size)):
-            moves = ", ".join(f"{i} holds {j}" for i, j in enumerate(source) if i != j)
-            return f"the right numbers, in another order along {name} ({name} {moves})"
-    return ""
-
-
-def describe_difference(got, want, rtol, atol, axes=None):
-    """What a wrong result looks like next to the right one, in words, when no catalogued bug explains it:
-    NaN where the answer is finite, a constant factor or offset, a flipped sign, a transpose, a shift by
-    one or a permutation along an axis, or the one axis along which the wrong numbers gather. `axes` names
-    the axes ("example", "position", "channel"). Empty when nothing simple fits."""
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    if got.shape != want.shape or got.size == 0:
-        return ""
-    bad = ~close(got, want, rtol, atol)
-    if not bad.any():
-        return ""
-    where = _where_wrong(bad, axes)
-    suffix = f" ({where})" if where else ""
-    finite = np.isfinite(want)
-    if (~np.isfinite(got) & finite).any():
-        count = int((~np.isfinite(got) & finite).sum())
-        return f"{count} of {got.size} numbers are NaN or inf where the answer is finite{suffix}"
-    if not got.any():
-        return "every number is 0"
-    c = scale_between(got, want, rtol, atol)
-    if c is not None:
-        return f"every number is {c:.4g} times the right one: a constant factor (a scale?)"
-    if close(got, -want, rtol, atol).all():
-        return "every number has the wrong sign"
-    offset = got[bad] - want[bad]
-    if np.ptp(offset) <= atol + rtol * np.abs(want).max() and bad.all():
-        return f"every number is off by the same {float(offset.mean()):.4g}"
-    moved = _moved(got, want, rtol, atol, axes)
-    if moved:
-        return moved
-    return where
-
-
 # --- naming k.T on a batch from the error it raises ------------------------------------------------
-
-def full_transpose_error(message, q_shape, k_shape):
-    """True when `message` is what q @ k.T (or np.dot(q, k.T)) raises for a batched k of `k_shape`: k.T
-    reverses every axis, so the product meets k's axis 1 where the d channels of q belong (np.matmul's
-    or np.dot's shape message)."""
-    if len(k_shape) < 3 or k_shape[1] == q_shape[-1]:
-        return False
-    d, wrong = q_shape[-1], k_shape[1]
-    return (f"size {wrong} is different from {d}" in message or
-            f"{d} (dim {len(q_shape) - 1}) != {wrong} (dim {len(k_shape) - 2})" in message)
-
 
 def full_transpose_failure(call, error, k_shape, keys="k"):
     """The Failure naming batch-transpose for a learner's error recognised by `full_transpose_error`."""

@@ -37,17 +37,14 @@ from checker.sandbox import HostError
 ZYGOTE = True  # grade workers fork candidates' processes from a zygote (tests set False to grade without)
 
 
-PROBE_SECONDS = 30  # for the empty probe sandbox to start, whatever --timeout the candidates get (a busy machine)
-
-
 def probe_isolation(limits):
     """The isolation a sandbox gets here, found by starting one on an empty file (its bytes given: no disk);
     GradeError if none starts."""
-    from checker.sandbox import Limits, Sandbox, SandboxError
+    from checker.sandbox import SandboxError
+    from checker.sandbox.box import probe
 
     try:
-        with Sandbox("empty.py", Limits(seconds=max(limits.seconds, PROBE_SECONDS)), source=b"") as sandbox:
-            return sandbox.isolation
+        return probe(limits)
     except HostError as error:  # the grader's own machine: nothing graded, no candidate blamed
         raise GradeError(f"{error}; nothing was graded") from None
     except SandboxError as error:

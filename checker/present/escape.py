@@ -18,24 +18,13 @@ line and paragraph separators) is shown as `<U+202E>`: a reviewer sees it is the
 """
 
 import re
-import unicodedata
 
-HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, separators
+from checker.sandbox.chars import HIDDEN, hidden, name, visible  # noqa: F401 - the one rule, at the bottom floor
 # what can start inline markup mid-line: emphasis, code, links and images, HTML and comments, entities,
 # tables, strike-through, math, GFM's bare links (http://, www., an address with @); an underscore inside a
 # word cannot, and stays as it is
 _MARKDOWN = re.compile(r"([\\`*\[\]()<>!|~&$#@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|:(?=//)|(?<=www)\.)")
 _FORMULA = tuple("=+-@\t\r") + ("\u2212", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and minus, full-width forms
-
-
-def hidden(char):
-    """Whether `char` is invisible or reorders the text around it (tab and newline excepted)."""
-    return char not in "\t\n" and unicodedata.category(char) in HIDDEN
-
-
-def name(char):
-    """`<U+202E>`: how a hidden character is shown."""
-    return f"<U+{ord(char):04X}>"
 
 
 def hidden_characters(text):
@@ -53,14 +42,6 @@ def cut(text, most):
     if len(text) <= most:
         return text
     return f"{text[:most]} … ({len(text) - most:,} more characters cut)"
-
-
-def visible(text, newlines=False):
-    """`text` with every hidden character (and, unless `newlines`, every newline) shown by its code point."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(name(char) if hidden(char) or (char == "\n" and not newlines) else char for char in text)
 
 
 def terminal(text):

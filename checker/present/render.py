@@ -127,7 +127,7 @@ def _strict_lines(result):
     lines = [""]
     for test in result.failures:
         mark = click.style(_MARK.get(Status(test.outcome), "✗"), fg="red")
-        crash = test.outcome in (Status.ERROR, Status.TIMEOUT) and not test.bug
+        crash = (test.outcome in (Status.ERROR, Status.TIMEOUT) or test.raised) and not test.bug
         lines.append(f"{mark} {test.name}" + (f": {escape.terminal(test.message)}" if crash else ""))
         if crash:
             lines += [_at(result.file, *where) for where in test.where[-3:]]
@@ -150,7 +150,7 @@ def _fold_repeated_crashes(failures):
     """[(failure, how many later ones are the same crash)]: one crash in every check is shown once."""
     shown, repeats = [], {}
     for test in failures:
-        key = (test.message.partition(") ")[2], str(test.where)) if test.outcome == Status.ERROR else None
+        key = (test.message.partition(") ")[2], str(test.where)) if test.outcome == Status.ERROR or test.raised else None
         if key and key[0] and key in repeats:
             shown[repeats[key]][1] += 1
             continue

@@ -10,12 +10,24 @@ import tempfile
 import time
 from pathlib import Path
 
+from checker.sandbox import ending
 from checker.sandbox import figures as kernel
 from checker.sandbox.errors import (CHILD_ENV, DISK_BYTES, Died, FigureUnreadable, HostError, LearnerError, Limits,
                                     SandboxError, Timeout, Unisolated)
 from checker.sandbox.files import _frontend, _output_file, read_learner_file
 
 CHILD = Path(__file__).with_name("child.py")
+START_SECONDS = 30  # for a child to start and say hello (its imports, its walls): no learner code runs before
+PROBE_SECONDS = 30  # for an empty probe sandbox to start, whatever limit the learners' files get (a busy machine)
+
+
+def probe(limits=None):
+    """The isolation a sandbox gets on this machine, found by starting one on an empty file (its bytes given:
+    no disk): {"applied", "missing", "level"}. HostError or SandboxError if none starts. Used by `kata doctor`
+    and `kata grade` alike."""
+    limits = limits or Limits()
+    with Sandbox("empty.py", Limits(seconds=max(limits.seconds, PROBE_SECONDS)), source=b"") as sandbox:
+        return sandbox.isolation
 
 
 class Sandbox:
@@ -27,7 +39,11 @@ class Sandbox:
         from, False for a fresh interpreter, None for this process's choice (`warm.enable`)."""
         self.path = Path(path)
         self.limits = limits or Limits()
-        self.deadline = time.monotonic() + self.limits.seconds
+        # The learner's clock starts at hello, once the child has started (NumPy, and torch for a torch file,
+        # imported: 1.5 s of a loaded machine's CPU is no part of the learner's code); until then the start is
+        # bounded on its own
+        self.deadline = time.monotonic() + max(self.limits.seconds, START_SECONDS)
+        self._starting = True
         try:  # the child's mount point (its tmpfs hides it), and the file its output goes to
             self.folder = Path(tempfile.mkdtemp(prefix="kata-sandbox-"))
             self._output = _output_file()
@@ -124,16 +140,31 @@ class Sandbox:
         self.signatures = reply.get("signatures") or {}
         return reply["missing"]
 
-    def call(self, name, args=(), kwargs=None, target=None, return_args=False):
+    def call(self, name, args=(), kwargs=None, target=None, return_args=False, keep=False):
         """Call `name` in the learner's module (or on the object `target`) and return the result.
 
-        With `return_args`, return `(result, args_after_the_call)`, to see what the call changed.
+        With `return_args`, return `(result, args_after_the_call)`, to see what the call changed. With `keep`,
+        return `(result, handle)`: the child keeps the very object it returned, for `read` after later calls.
         """
         wire = self._codec()
-        reply, reply_blobs = self._ask(*self._call_request("call", name, args, kwargs, target, return_args))
+        request, blobs = self._call_request("call", name, args, kwargs, target, return_args)
+        request["keep"] = keep
+        reply, reply_blobs = self._ask(request, blobs)
         try:
             result = wire.decode(reply["ok"], reply_blobs)
+            if keep:
+                return result, wire.Handle(int(reply["kept"]))
             return (result, wire.decode(reply["args"], reply_blobs)) if return_args else result
+        except (ValueError, TypeError, KeyError, AttributeError, EOFError):
+            raise self._garbage() from None
+
+    def read(self, handle):
+        """What an object the child kept (`call(..., keep=True)`) holds now: a result the learner's code changed
+        afterwards (a module-level buffer handed back twice) reads differently from what the call returned."""
+        wire = self._codec()
+        reply, reply_blobs = self._ask({"op": "read", "target": handle.id})
+        try:
+            return wire.decode(reply["ok"], reply_blobs)
         except (ValueError, TypeError, KeyError, AttributeError, EOFError):
             raise self._garbage() from None
 
@@ -238,6 +269,8 @@ class Sandbox:
             applied, missing = [str(wall) for wall in hello["applied"]], {str(k): str(v) for k, v in hello["missing"].items()}
         except (ValueError, TypeError, KeyError, AttributeError):
             raise self._garbage() from None
+        self._starting = False
+        self.deadline = time.monotonic() + self.limits.seconds  # the learner's clock: from here on
         self._baseline = self._peak_baseline()  # the child waits for its files: no learner code yet
         level = "full" if set(wire.FULL_ISOLATION) <= set(applied) else "reduced"
         self._isolation = {"applied": applied, "missing": missing, "level": level}
@@ -297,6 +330,10 @@ class Sandbox:
         while len(self._pending) < size:
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
+                if self._starting:  # no line of the learner's file has run: the machine's doing
+                    self.close()
+                    raise Timeout(f"the sandbox did not start within {max(self.limits.seconds, START_SECONDS):g} s "
+                                  "(before any of the file ran: is the machine overloaded?)")
                 frames = self._sample_stack()
                 self.close()
                 raise Timeout(f"no answer within {self.limits.seconds:g} s", frames)
@@ -310,67 +347,10 @@ class Sandbox:
         return data
 
     def _sample_stack(self, wait=0.2, limit=1 << 16):
-        """Where the child is now, as the learner's lines (line, function, code), innermost last.
-
-        The child's faulthandler writes its stack to its output on a signal; the dump (at most `limit`
-        bytes) is cut from what the learner printed. The code shown is from the bytes kept here."""
-        import re
-
-        if self._exited() or not hasattr(signal, "SIGUSR1"):
-            return []
-        self._output.seek(0, os.SEEK_END)
-        start = self._output.tell()
-        try:
-            os.kill(self.process.pid, signal.SIGUSR1)
-        except OSError:
-            return []
-        end, dump = time.monotonic() + wait, b""
-        while time.monotonic() < end:
-            time.sleep(0.01)
-            self._output.seek(start)
-            now = self._output.read(limit)
-            if now and now == dump:  # written, and no longer growing
-                break
-            dump = now
-        self._output.truncate(start)  # the dump is not something the learner printed
-        copy, source = self._files.get(os.path.abspath(self.path), (None, b""))
-        lines = source.decode("utf-8", errors="replace").splitlines()
-        frames = []
-        for file, line, function in re.findall(r'File "(.+?)", line (\d+) in (\S+)', dump.decode(errors="replace")):
-            if file == str(copy):
-                number = int(line)
-                code = lines[number - 1].strip()[:200] if 0 < number <= len(lines) else ""
-                frames.append([number, function[:100], code])
-        return frames[::-1]  # faulthandler prints the innermost call first
+        return ending.sample_stack(self, wait, limit)
 
     def _exited(self):
-        """Whether the child has ended, leaving it unreaped (so its CPU time can still be read)."""
-        if self.process.returncode is not None or not isinstance(self.process, subprocess.Popen):
-            return self.process.poll() is not None  # a zygote's child: the zygote sends its CPU time
-        try:
-            return os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+        return ending.exited(self)
 
     def _died(self):
-        end, cpu = time.monotonic() + 1, None
-        while not self._exited() and time.monotonic() < end:
-            time.sleep(0.01)
-        if isinstance(self.process, subprocess.Popen) and self.process.returncode is None:
-            cpu = kernel.cpu_seconds(self.process.pid)  # the zombie's, before it is reaped
-        try:
-            code = self.process.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            code = None
-        cpu = getattr(self.process, "cpu_seconds", None) if cpu is None else cpu
-        if code is not None and code < 0:
-            name, limit = signal.Signals(-code).name, self.limits.cpu_limit
-            if name == "SIGXCPU" or name == "SIGKILL" and cpu is not None and cpu >= limit - 0.5:
-                reason = f"it used up its CPU time limit ({limit} s of CPU, {name})"
-            else:
-                reason = {"SIGXFSZ": f"it printed more than {self.limits.output_bytes:,} bytes",
-                          "SIGKILL": "it was killed (SIGKILL) with CPU time to spare: out of memory?"}.get(
-                    name, f"it was ended by {name}")
-            return Died(f"the learner's process ended: {reason}")
-        return Died(f"the learner's process exited (exit code {code}) instead of returning")
-
+        return ending.died(self)

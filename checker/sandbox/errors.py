@@ -65,7 +65,7 @@ class LearnerError(Exception):
     def __str__(self):
         """One line, whatever the learner's code put in its exception: a message quoting it cannot add lines of
         its own (a newline shows as <U+000A>, as every hidden character does)."""
-        from checker.present.escape import visible
+        from checker.sandbox.chars import visible
 
         text = f"{self.type}: {self.message}" if self.message else self.type
         return visible(text)

@@ -97,7 +97,11 @@ def to_torch(value):
         except (ValueError, TypeError):  # ragged: item by item, below
             pass
     if isinstance(value, (list, tuple)):
-        return type(value)(to_torch(item) for item in value)
+        items = [to_torch(item) for item in value]
+        if all(new is old for new, old in zip(items, value)):
+            return value  # nothing to convert (kata 12's prompt, 06's positions as ints): the very list, so a
+            # change the file makes in place is seen, as with NumPy, and the parent compares after
+        return type(value)(items)
     if isinstance(value, dict):
         return {key: to_torch(item) for key, item in value.items()}
     return value

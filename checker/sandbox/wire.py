@@ -66,7 +66,10 @@ def _array(blob, descr, shape):
         raise ValueError(f"not an array: {descr!r}, {shape!r}")
     if len(blob) != dtype.itemsize * math.prod(shape):
         raise ValueError(f"{len(blob)} bytes for an array {descr!r} of shape {shape}")
-    return np.frombuffer(blob, dtype).reshape(shape).copy()
+    array = np.frombuffer(blob, dtype).reshape(shape)
+    # a bytearray (the child's reader: the trusted parent's request) is writable and held by this array alone;
+    # bytes (the parent's reader: the child's reply) are copied, so no two arrays share what the child sent
+    return array if isinstance(blob, bytearray) else array.copy()
 
 
 class Handle:

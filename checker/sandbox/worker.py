@@ -9,6 +9,7 @@ of the checker's: whatever it patches, it patches in this process only.
 
 import errno
 import functools
+import math
 import operator
 import os
 import sys
@@ -138,6 +139,8 @@ def _limit(memory_mb, cpu_seconds, output_bytes):
         import resource
     except ImportError:  # not POSIX: the parent's wall-clock limit still holds
         return
+    used = resource.getrusage(resource.RUSAGE_SELF)  # the start's own CPU (NumPy's, torch's import) is not the learner's
+    cpu_seconds += math.ceil(used.ru_utime + used.ru_stime)
     limits = [(resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_FSIZE, output_bytes)]  # SIGXCPU, then SIGKILL
     in_use = _address_space()
     if in_use is not None:  # Linux; macOS does not enforce RLIMIT_AS anyway
@@ -158,6 +161,23 @@ def _address_space():
         return None
 
 
+def _read_writable(stream, size):
+    """`size` bytes of the parent's request as a bytearray (fewer at its end): an argument's array is made on
+    it without a copy (`wire._array`), so a call's arguments are held once, not twice, in the figures a
+    cost check reads."""
+    buffer = bytearray(size)
+    view, got = memoryview(buffer), 0
+    while got < size:
+        count = stream.readinto(view[got:])
+        if not count:
+            break
+        got += count
+    view.release()
+    if got < size:
+        del buffer[got:]
+    return buffer
+
+
 # Python's own operations on a learner object, as the parent's proxy asks for them (proxy.LearnerObject):
 # len(cache) runs the learner's __len__ through len(), with len()'s own checks, as in the learner's REPL
 _OPERATIONS = {"__len__": len, "__bool__": bool, "__iter__": list, "__getitem__": operator.getitem,
@@ -172,6 +192,7 @@ def _apply(target, name, args, kwargs):
 def _serve(requests, replies, path, bridge=None):
     objects = {}  # handle id -> learner object
     module = None
+    returned = []  # the last call's result as the learner's code returned it (a tensor before it became an array)
 
     def call(request, blobs):
         target = module if request["target"] is None else objects[request["target"]]
@@ -181,15 +202,18 @@ def _serve(requests, replies, path, bridge=None):
         if bridge:  # a torch file: tensors sharing the arrays' memory in, arrays out
             sent, kwargs = [bridge.to_torch(arg) for arg in args], bridge.to_torch(kwargs)
             result = _apply(target, name, sent, kwargs)
+            returned[:] = [result]
             return bridge.to_numpy(result), [bridge.to_numpy(arg) for arg in sent]  # what the file was handed, after
-        return _apply(target, name, args, kwargs), args
+        result = _apply(target, name, args, kwargs)
+        returned[:] = [result]
+        return result, args
 
     def register(obj):
         objects[len(objects)] = obj
         return len(objects) - 1
 
     while True:
-        message = receive(requests.read)
+        message = receive(functools.partial(_read_writable, requests))
         if message is None:
             return
         request, blobs = message
@@ -206,6 +230,9 @@ def _serve(requests, replies, path, bridge=None):
                 names = request["names"]
                 reply = {"ok": None, "missing": [n for n in names if not callable(getattr(module, n, None))],
                          "signatures": _signatures(module, names)}
+            elif request["op"] == "read":  # a result kept by an earlier call, as it is now (a buffer handed back twice)
+                value = objects[request["target"]]
+                reply = {"ok": encode(bridge.to_numpy(value) if bridge else value, reply_blobs, register)}
             elif request["op"] == "trace":
                 reply = {"ok": None, "trace": _trace(lambda: call(request, blobs), path)}
             elif request.get("measured"):
@@ -216,6 +243,8 @@ def _serve(requests, replies, path, bridge=None):
                 reply = {"ok": encode(result, reply_blobs, register)}
                 if request.get("return_args"):
                     reply["args"] = encode(args, reply_blobs, register)
+                if request.get("keep"):  # the very object returned, to read again after later calls
+                    reply["kept"] = register(returned[0])
         except BaseException as exc:  # noqa: BLE001 - everything the learner raises is data
             reply_blobs = []
             reply = {"error": _error(exc, path)}

@@ -10,8 +10,12 @@ and in the one test that chains the two.
 
 import numpy as np
 
+from checker.hidden.causal_mask import variants as pieces
 from checker.hidden.causal_mask.variants import MASK_VARIANTS, WEIGHT_VARIANTS
+from checker.engine.telling import scale_confirmation
 from checker.sandbox import LearnerError
+from checker.engine.crashes import torch_fill_overflows
+from checker.engine.kept import expect_kept
 from checker.engine.testkit import weight
 from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, as_pair, bug, call_text, close, expect_float, \
     expect_precision, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
@@ -223,7 +227,8 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         extra = {"picture": _picture(weights, want_weights, allowed, rtol, atol),
                  "nonfinite": not np.isfinite(weights).all()}
         if matched:
-            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True, **extra)
+            raise Failure(f"{detail}: {matched[1]}", matched[0], exact=True,
+                          confirm=scale_confirmation(matched[0], _scale_matched), **extra)
         raise Failure(f"{detail}: {why if about_keys and why else SOFTMAX_OF_VISIBLE}", **extra)
     # out sums weights times values: its rounding scales with the values, not with out itself
     atol = max(atol, rtol * float(np.abs(np.asarray(v, np.float64)).max(initial=0)))
@@ -231,6 +236,20 @@ def _compare(result, want, call, q, k, v, mask, why="", cause=None):
         _uniform_output_rows(out, want_out, allowed, np.asarray(v, np.float64), call, rtol, atol)
         raise Failure(f"{call} returned out with wrong values {first_difference(out, want_out, rtol, atol)}: "
                       "out must be weights @ v (zeros for a query with no visible key)")
+
+
+def _scale_matched(kata, sizes):
+    """The id the learner's weights match with no mask on an input of `sizes` (engine/telling.py), or None."""
+    n_q, n_k, d, _ = sizes
+    rng = np.random.default_rng(2017)
+    q, k, v = rng.normal(size=(2, n_q, d)), rng.normal(size=(2, n_k, d)), rng.normal(size=(2, n_k, 4))
+    _, weights = as_pair(kata.attention(q, k, v), "")
+    every = np.ones((n_q, n_k), bool)
+    want = pieces.fill_guarded(pieces.scores(q, k), every, pieces.softmax)
+    if weights.shape != want.shape:
+        return None
+    matched = Suspects(WEIGHT_VARIANTS, q, k, v, every).match(weights, want, *tolerance(weights, q, k, v))
+    return matched and matched[0]
 
 
 # --- shape first ---------------------------------------------------------------------------------
@@ -373,18 +392,30 @@ def _queries_for(scores, k):
 
 def _right(kata, ref, scores, k, v, mask):
     """Does the learner get attention right for queries whose scaled scores against k are `scores`?"""
+    return _attempt(kata, ref, scores, k, v, mask)[0]
+
+
+def _attempt(kata, ref, scores, k, v, mask):
+    """(right?, the learner's weights) for queries whose scaled scores against k are `scores`."""
     q = _queries_for(scores, k)
     got, right, _ = _run(kata, ref, q, k, v, mask, "")
-    return all(g.shape == r.shape and close(g, r, *tolerance(g, q, k, v)).all() for g, r in zip(got, right))
+    return all(g.shape == r.shape and close(g, r, *tolerance(g, q, k, v)).all() for g, r in zip(got, right)), got[1]
 
 
 def _softmax_without_shift(kata, ref, noise, k, v, call, text):
     """no-max-shift when the learner is wrong with every key visible and real scores near -1e5 (exp underflows
     to 0 for every key) and near +1e3 (exp overflows); a softmax wrong only below is left to the other tests."""
     every = np.ones(noise.shape[-2:], bool)
-    if _right(kata, ref, noise - 1e5, k, v, every):
+    low_right, low = _attempt(kata, ref, noise - 1e5, k, v, every)
+    if low_right:
         return
-    if not _right(kata, ref, noise + 1e3, k, v, every):
+    high_right, high = _attempt(kata, ref, noise + 1e3, k, v, every)
+    # what no shift does, on both sides: exp overflows to inf near +1e3 (NaN or inf comes back), and every exp
+    # underflows to 0 near -1e5 (NaN or zeros); a softmax wrong there in another way (scores clipped, a
+    # temperature) is a rival, named nothing
+    overflowed = not np.isfinite(high).all()
+    underflowed = not np.isfinite(low).all() or not np.asarray(low).any(axis=-1).all()
+    if not high_right and overflowed and underflowed:
         raise Failure(f"{call}: {text}; with no key blocked it is wrong too when the real scores are near -1e5 or "
                       "near +1e3, and right when they are ordinary: exp(score) underflows to 0 (or overflows to "
                       "inf) without the max shift; subtract each row's maximum score before np.exp",
@@ -470,7 +501,18 @@ def test_float16(kata, ref, rng):
     keep = np.array([[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]], bool)[:, None, :]  # batch 1: keys 0-1 are padding
     mask = ref.causal_mask(4, 5) & keep  # (2, 4, 5): query 0 of batch 1 sees nothing
     text = "causal_mask(4, 5) & padding (2, 1, 5)"
-    result, want, call = _run(kata, ref, q, k, v, mask, text)
+    try:
+        result, want, call = _run(kata, ref, q, k, v, mask, text)
+    except LearnerError as error:  # PyTorch refuses the fill NumPy rounds to -inf: the same mistake, said louder
+        if not torch_fill_overflows(error.message):
+            raise
+        control, _, _ = _run(kata, ref, *(x.astype(np.float32) for x in (q, k, v)), mask, text)
+        if any(np.isnan(x).any() for x in control):
+            raise
+        raise Failure(f"{error.call} raised {error}, while the same call in float32 runs: a fill like -1e9 cannot "
+                      f"be held in float16 (whose largest number is {np.finfo(np.float16).max:.0f}: a rounding to -inf "
+                      "would give NaN rows); use -inf with a guard, or compute in float32", "fill-overflows-fp16",
+                      exact=True) from None
     nan_rows = [np.isnan(x).any(axis=-1) for x in result]  # (..., n_q) each
     if all(x.shape == w.shape for x, w in zip(result, want)) and (nan_rows[0] | nan_rows[1]).any():
         control, _, _ = _run(kata, ref, *(x.astype(np.float32) for x in (q, k, v)), mask, text)
@@ -505,3 +547,13 @@ def test_inputs_unchanged(kata, ref, rng):
         call = call_text("attention", q=q, k=k, v=v)[:-1] + f", {mask_text})"
         _, after = _learner(kata.attention.keeping_args, call, q.copy(), k.copy(), v.copy(), mask.copy())
         expect_unchanged(call, {"q": q, "k": k, "v": v, "mask": mask}, after, "mutates-input")
+
+
+def test_results_stay_unchanged(kata, ref, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second
+    expect_kept(kata.causal_mask, (3, 5), (4, 4), _mask_call(3, 5), "causal_mask(4, 4)")
+    shapes = ((2, 3, 4), (2, 5, 4), (2, 5, 3))
+    first, second = ([rng.normal(size=shape) for shape in shapes] for _ in range(2))
+    mask = ref.causal_mask(3, 5)
+    call = call_text("attention", q=first[0], k=first[1], v=first[2])[:-1] + ", causal_mask(3, 5))"
+    expect_kept(kata.attention, (*first, mask), (*second, mask), call, "a second call on other inputs")

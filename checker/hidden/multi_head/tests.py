@@ -8,7 +8,10 @@ merge are checked on their own and again through multi_head_attention, which may
 
 import numpy as np
 
+from checker.hidden.multi_head import variants as mha_variants
 from checker.hidden.multi_head.variants import MERGE_VARIANTS, MHA_VARIANTS, SPLIT_VARIANTS
+from checker.engine.kept import expect_kept
+from checker.engine.telling import scale_confirmation
 from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, Suspects, WeightGrid, as_array, bug, call_text, close, expect_close, \
     expect_float, expect_shape, expect_unchanged, first_difference, full_transpose_error, full_transpose_failure, \
@@ -137,7 +140,20 @@ def _run_mha(kata, ref, x, weights, n_heads, **causal):
 def _compare_mha(got, want, call, x, weights, n_heads, why="", **causal):
     x64, weights64 = np.asarray(x, np.float64), [np.asarray(w, np.float64) for w in weights]
     expect_close(got, want, call, Suspects(MHA_VARIANTS, x64, *weights64, n_heads, **causal), why=why,
-                 inputs=(x, *weights), axes=("example", "token", "channel"))
+                 inputs=(x, *weights), axes=("example", "token", "channel"),
+                 confirm=lambda bug_id: scale_confirmation(bug_id, _scale_matched))
+
+
+def _scale_matched(kata, sizes):
+    """The id the learner's output matches (causal) on an input of `sizes` (engine/telling.py), or None."""
+    n, _, d_head, n_heads = sizes
+    x, weights = _inputs(np.random.default_rng(2017), 2, n, d_head * n_heads)
+    got = np.asarray(kata.multi_head_attention(x, *weights, n_heads, True), np.float64)
+    want = mha_variants._attention(x, *weights, n_heads, causal=True)  # every piece the right one
+    if got.shape != want.shape:
+        return None
+    matched = Suspects(MHA_VARIANTS, x, *weights, n_heads, causal=True).match(got, want, *tolerance(got, x, *weights))
+    return matched and matched[0]
 
 
 def _expect_value_error(function, call, d_model, n_heads, *args):
@@ -417,3 +433,14 @@ def test_inputs_unchanged(kata, rng):
         else:
             _, after = function.keeping_args(*copies)
         expect_unchanged(call, dict(zip(names, args)), after, "mutates-input")
+
+
+def test_results_stay_unchanged(kata, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second (a split
+    # that is a view of its x is fine: nothing writes into that x afterwards)
+    (x1, weights), (x2, _) = _inputs(rng, 2, 5, 12), _inputs(rng, 2, 5, 12)
+    expect_kept(kata.split_heads, (x1, 3), (x2, 3), call_text("split_heads", x=x1, n_heads=3), "a second call")
+    h1, h2 = rng.normal(size=(2, 3, 5, 4)), rng.normal(size=(2, 3, 5, 4))
+    expect_kept(kata.merge_heads, (h1,), (h2,), call_text("merge_heads", x=h1), "a second call")
+    call = call_text("multi_head_attention", x=x1, **dict(zip(WEIGHT_NAMES, weights)), n_heads=3)
+    expect_kept(kata.multi_head_attention, (x1, *weights, 3), (x2, *weights, 3), call, "a second call on another x")

@@ -63,8 +63,10 @@ class Probe:
         return np.concatenate([first, second])
 
     def interleaved_table_failure(self):
-        """rope-wrong-pairing when the channels turn by a cos/sin table laid out for interleaved pairs (angle of
-        channel c = p * theta_{c // 2}, np.repeat): pairs (i, i + d/2) whose two channels turn differently."""
+        """A Failure (naming nothing) when the channels turn by a cos/sin table laid out for interleaved pairs
+        (angle of channel c = p * theta_{c // 2}, np.repeat): pairs (i, i + d/2) whose two channels turn
+        differently. The pairing itself is right there, so rope-wrong-pairing (SPEC: which channels are paired) is
+        not its name: a neighbouring mistake, a rival until the catalogue gains it."""
         got = self.channel_angles()
         theta = frequencies(self.d, 10000.0 if self.base is None else self.base) * self.position
         same = close(np.cos(got), np.cos(np.repeat(theta, 2)), 1e-4, 1e-4) & \
@@ -77,7 +79,7 @@ class Probe:
                        f"its partner, channel {i + half}, by {radians(got[i + half])}; the two channels of a pair "
                        f"share one angle, theta_{i} = {radians(theta[i])} here. The cos/sin table repeats each angle "
                        "for channels 2i and 2i + 1 (np.repeat), which is the interleaved layout: for half-split "
-                       "pairs it is np.concatenate([angles, angles], -1)", "rope-wrong-pairing", exact=True)
+                       "pairs it is np.concatenate([angles, angles], -1)")
 
     def pair(self, i):
         """(cos, sin) that pair i applied to its first channel, and to its second: equal for a rotation."""

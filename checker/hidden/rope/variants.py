@@ -75,11 +75,10 @@ def interleaved(x, positions, base):
     return turn(x, positions, base, first=np.arange(0, d, 2), second=np.arange(1, d, 2))
 
 
-@variant("rope-wrong-pairing")
 def rotate_half_with_interleaved_table(x, positions, base):
-    """rotate_half pairs channel i with i + d/2, but the cos/sin table repeats each angle for channels 2i and
-    2i + 1 (laid out for interleaved pairs), so the two channels of a pair turn by different angles: repeat the
-    d/2 angles as two halves, np.concatenate([angles, angles], -1)"""
+    """A rival, not catalogued: rotate_half pairs channel i with i + d/2 as the contract does, but the cos/sin
+    table repeats each angle for channels 2i and 2i + 1 (GPT-J's interleaved layout), so the two channels of a
+    pair turn by different angles. rope-wrong-pairing is the pairing of channels (SPEC), which is right here."""
     d = np.shape(x)[-1]
     return _per_channel(x, positions, base, np.repeat(frequencies(d, base), 2), _rotate_half)
 
@@ -164,7 +163,7 @@ def not_turned(x, positions, base):
     return np.asarray(x, np.float64) * np.ones(np.shape(positions))[..., None]
 
 
-ROPE_VARIANTS = [interleaved, rotate_half_with_interleaved_table, interleaved_with_half_table, *FREQUENCY_VARIANTS,
+ROPE_VARIANTS = [interleaved, interleaved_with_half_table, *FREQUENCY_VARIANTS,
                  negative_angle, rotate_half_unsigned, both_minus, sin_cos_swapped, positions_ignored,
                  positions_restarted, not_turned]
 
@@ -255,6 +254,17 @@ FROM_EARLIER_KATAS = (
 def unmasked(q, k, v, base):
     """No causal mask at all (not catalogued): a rival explanation for outputs that equal it."""
     return attend(q, k, v, base, visible=lambda t, n_k: np.ones((t, n_k), bool))
+
+
+ROPE_RIVALS = (rotate_half_with_interleaved_table,)  # mistakes outside the catalogue that rope's outputs can show
+
+
+def _interleaved_table_attention(q, k, v, base):
+    """rope_attention rotating with the interleaved cos/sin table on half-split pairs (a rival, not catalogued)."""
+    return attend(q, k, v, base, rotate=rotate_half_with_interleaved_table)
+
+
+ATTENTION_RIVALS = (unmasked, _interleaved_table_attention)
 
 
 ATTENTION_VARIANTS = [*variants_in(globals(), of="attention"), *(_with_rope(f) for f in ROPE_VARIANTS)]

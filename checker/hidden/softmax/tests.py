@@ -9,6 +9,7 @@ import numpy as np
 
 from checker.sandbox import LearnerError
 from checker.engine.evidence import python_overflow
+from checker.engine.kept import expect_kept
 from checker.engine.testkit import weight
 from checker.hidden.softmax import variants
 from checker.engine.testkit import Failure, Suspects, as_array, bug, call_text, close, expect_close, expect_float, \
@@ -27,13 +28,16 @@ def _run(kata, ref, x, *axis):
     return got, ref.softmax(np.asarray(x, np.float64), *axis), call
 
 
-def _compare(got, want, call, x, *axis, why=""):
+def _compare(got, want, call, x, *axis, why="", decided=()):
+    """Fail unless got == want. `decided`: ids this test has already ruled on with inputs of its own that tell
+    them apart (one input agreeing with such a variant is no evidence)."""
     if np.asarray(x).dtype.kind in "iub" and got.dtype.kind in "iub" and got.shape == want.shape:
         raise Failure(f"{call} returned {got.dtype} weights {show(got)}, expected {show(want)}: the weights were "
                       "truncated to integers (an integer array written into, or a cast back to the input's "
                       "dtype); the result is floating point", "integer-truncation", exact=True)
     x64 = np.asarray(x, np.float64)
-    expect_close(got, want, call, Suspects(VARIANTS, x64, *axis), why=why, inputs=(np.asarray(x),))
+    suspects = [variant for variant in VARIANTS if variant.variant_of not in decided]
+    expect_close(got, want, call, Suspects(suspects, x64, *axis), why=why, inputs=(np.asarray(x),))
 
 
 def _right(kata, ref, x):
@@ -110,16 +114,31 @@ def test_all_negative(kata, ref, rng):
     _compare(got, want, call, x)
 
 
+FAR_APART = ((900.0, 5.0, 5.0), (5.0, 900.0, 5.0), (5.0, 5.0, 900.0))  # the top slice first, in the middle, last
+
+
 @bug("global-max")
 def test_slices_far_apart(kata, ref, rng):
-    x = rng.normal(size=(2, 4)) + [[900.0], [5.0]]  # both slices positive, 895 apart
-    got, want, call = _run(kata, ref, x)
-    if got.shape == want.shape:
-        ok = close(got, want, *tolerance(got)).all(axis=-1)
-        if ok[0] and not ok[1]:
-            raise Failure(f"{call} returned {show(got[1])} for the lower slice, expected {show(want[1])}: "
-                          "it was shifted by the maximum of the whole array", "global-max", exact=True)
-    _compare(got, want, call, x)
+    # three positive slices, one of them 895 above the other two, the top one in each place in turn: a whole-array
+    # maximum loses exactly the two low slices wherever the top one sits, and each low slice is right alone; a
+    # mistake about a slice's place (the last one dropped, the first one skipped) does not follow the top slice
+    runs = []
+    for levels in FAR_APART:
+        x = rng.normal(size=(3, 4)) + np.array(levels)[:, None]
+        got, want, call = _run(kata, ref, x)
+        if got.shape != want.shape:
+            _compare(got, want, call, x, decided=("global-max",))
+        runs.append((x, got, want, call, close(got, want, *tolerance(got)).all(axis=-1)))
+    low = [np.array(levels) < max(levels) for levels in FAR_APART]  # (3,) each: the slices far below the top
+    follows = all(np.array_equal(~ok, below) for (_, _, _, _, ok), below in zip(runs, low))
+    if follows and all(_right(kata, ref, x[below]) for (x, *_), below in zip(runs, low)):
+        x, got, want, call, _ = runs[-1]
+        raise Failure(f"{call} returned {show(got[0])} for slice 0, expected {show(want[0])}; with the top slice "
+                      "first, in the middle or last, exactly the two slices 895 below it are wrong, and each is right "
+                      "alone: they were shifted by the maximum of the whole array", "global-max", exact=True)
+    for x, got, want, call, ok in runs:
+        _compare(got, want, call, x, decided=("global-max",),
+                 why="each slice's weights depend on that slice alone, however far apart the slices are")
 
 
 @bug("missing-keepdims")
@@ -237,6 +256,26 @@ def test_float16(kata, ref):
     x = np.array([[1.0, 2.0, 3.0], [-60000.0, 0.0, 60000.0]], np.float16)
     got, want, call = _run(kata, ref, x)
     _compare(got, want, call, x)
+
+
+def test_extreme_magnitudes(kata, ref):
+    # SPEC: right for every finite input. Slices of equal numbers near 3e38, 1e17 and -1e20 (float32 holds them
+    # too): adding the log-sum-exp to the maximum before the difference rounds log n away there (3e38 + log 2 is
+    # 3e38), and every weight comes back 1
+    x = np.array([[3e38, 3e38, -3e38], [1e17, 1e17, 1e17], [-1e20, -1e20, -3e20]])
+    got, want, call = _run(kata, ref, x)
+    if got.shape == want.shape and np.isfinite(got).all() and np.allclose(got, (x == x.max(-1, keepdims=True))):
+        raise Failure(f"{call} returned {show(got)}, expected {show(want)}: each slice's largest numbers all got "
+                      "weight 1 (the slices sum to more than 1): a log-sum-exp added to numbers this large loses "
+                      "log n to rounding; subtract the maximum first, (x - m) - log(sum(exp(x - m)))")
+    _compare(got, want, call, x, why="a softmax is right for every finite input, however large")
+
+
+def test_results_stay_unchanged(kata, rng):
+    # a result must not change because of a later call: keep the first, read it again after a second
+    for dtype in (np.float64, np.float32):
+        x1, x2 = (rng.normal(size=(3, 4)).astype(dtype) for _ in range(2))
+        expect_kept(kata.softmax, (x1,), (x2,), call_text("softmax", x=x1), "a second call on another x")
 
 
 def test_extreme_spread(kata, ref):

@@ -1,4 +1,6 @@
-"""rotate_half with a cos/sin cache built by repeat_interleave (interleaved layout)."""
+"""rotate_half (half-split pairs, as the contract) with a cos/sin cache built by repeat_interleave (GPT-J's
+interleaved layout): the two channels of a pair turn by different angles. The pairing is right, so
+rope-wrong-pairing (SPEC: which channels are paired) is not its name: a rival, caught and unnamed."""
 
 import numpy as np
 
