@@ -34,10 +34,16 @@ def case_call(case):
 
 def _shown_arg(value):
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.size <= 6:
-        return [float(f"{float(u):.4g}") for u in value]
+        return [_short(float(u)) for u in value]
     if isinstance(value, float):
-        return float(f"{value:.4g}")
+        return _short(value)
     return value
+
+
+def _short(u):
+    """u to 4 significant digits, unless that rounds it to 1 (a uniform past every cumulative sum shows whole)."""
+    short = float(f"{u:.4g}")
+    return u if short == 1.0 and u != 1.0 else short
 
 
 def _row(p):
