@@ -64,12 +64,12 @@ def right_branch(case):
                      f"{ratio:.4g}: {'kept' if sign == '<' else 'rejected'}")
     at = branch["rejected_at"]
     if at is None:
-        parts.append(f"all {len(tokens)} kept: bonus {out[-1]} drawn with u_sample {case['u_sample']:.4g} "
+        parts.append(f"all {len(tokens)} kept: bonus {out[-1]} drawn with u_sample {_short(case['u_sample'])} "
                      f"from p_target[{len(tokens)}]")
         parts.append(f"  {_row(pt[len(tokens)])}")
     else:
         residual = variants.residual(pt[at], pd[at])
-        parts.append(f"{out[-1]} drawn with u_sample {case['u_sample']:.4g} from the residual of row {at}")
+        parts.append(f"{out[-1]} drawn with u_sample {_short(case['u_sample'])} from the residual of row {at}")
         parts.append(f"  {_row(residual)}")
     return out, "\n                ".join(parts)
 
