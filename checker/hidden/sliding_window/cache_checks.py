@@ -55,3 +55,27 @@ def check_kept(kata, rng, b, h, d, window, chunks):
             raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
         raise Failure(f"{call} {detail}: the last min(len, window) = {want.shape[3]} positions, oldest first, "
                       "(b, h, m, d) each")
+
+
+def check_kept_stays(kata, rng, b, h, d, window, chunks):
+    """kept() hands back new arrays: each result, kept in the learner's process, reads the same after every
+    later append (a view into the ring buffer, written by the next append, does not)."""
+    cache = new_cache(kata, window)
+    results = []
+    for index, t in enumerate(chunks):
+        so_far = " + ".join(str(c) for c in chunks[:index + 1])
+        cache.append(rng.normal(size=(b, h, t, d)), rng.normal(size=(b, h, t, d)))
+        for text, before, again in results:
+            after = as_pair(again(), text, ("k", "v"))
+            for name, was, now in zip("kv", before, after):
+                now = np.asarray(now)
+                if now.shape == was.shape and close(now, was, 0, 0).all():
+                    continue
+                where = (f"at {[int(i) for i in np.argwhere(~close(now, was, 0, 0))[0]]}"
+                         if now.shape == was.shape else f"from shape {was.shape} to {now.shape}")
+                raise Failure(f"the {name} that {text} returned changed {where} when the cache then held {so_far} "
+                              "positions: kept() returns new arrays, never views into the ring buffer that a "
+                              "later append writes into")
+        text = f"RollingKVCache({window}).kept() after appending {so_far} positions (b={b}, h={h}, d={d})"
+        result, again = cache.kept.keeping_result()
+        results.append((text, [np.array(x) for x in as_pair(result, text, ("k", "v"))], again))
