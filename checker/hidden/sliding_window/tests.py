@@ -12,7 +12,7 @@ import numpy as np
 from checker.engine.testkit import Failure, Suspects, bug, caps, close, expect_float, expect_unchanged, \
     first_difference, measured, one_array, show, tolerance, weight
 from checker.hidden.sliding_window import cost, explain
-from checker.hidden.sliding_window.cache_checks import check_kept, check_kept_stays, new_cache, positions_of
+from checker.hidden.sliding_window.cache_checks import check_first_append_alone, check_kept, check_kept_stays, new_cache, positions_of
 from checker.hidden.sliding_window.calls import check_plan, compare, feed, plan_of, run_call
 from checker.hidden.sliding_window.shape_variants import KEPT_VARIANTS, MASK_RIVALS, MASK_VARIANTS  # noqa: F401
 from checker.hidden.sliding_window.variants import Plan, band, expected
@@ -131,6 +131,7 @@ def test_kept_is_new_arrays(kata, rng):
 
 @bug("shared-cache-state")
 def test_two_caches_side_by_side(kata, rng):
+    check_first_append_alone(kata, rng)
     plans = [plan_of(rng, 2, 2, 12, 3, 4, chunks) for chunks in ((5, 1, 2, 1, 3), (2, 4, 1, 1, 4))]
     first = kata.RollingKVCache(4)
     before = positions_of(first, "RollingKVCache(4)")
