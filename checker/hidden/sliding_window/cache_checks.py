@@ -6,6 +6,7 @@ import numpy as np
 from checker.engine.proxy import LearnerObject
 from checker.engine.testkit import Failure, Suspects, as_pair, close, first_difference, show, tolerance
 from checker.hidden.sliding_window.shape_variants import KEPT_RIVALS, KEPT_VARIANTS, kept_expected
+from checker.sandbox import LearnerError
 
 
 def positions_of(cache, what):
@@ -55,3 +56,50 @@ def check_kept(kata, rng, b, h, d, window, chunks):
             raise Failure(f"{call} {detail}: {matched[1]}", matched[0], exact=True)
         raise Failure(f"{call} {detail}: the last min(len, window) = {want.shape[3]} positions, oldest first, "
                       "(b, h, m, d) each")
+
+
+def check_kept_stays(kata, rng, b, h, d, window, chunks):
+    """kept() hands back new arrays: each result, kept in the learner's process, reads the same after every
+    later append (a view into the ring buffer, written by the next append, does not)."""
+    cache = new_cache(kata, window)
+    results = []
+    for index, t in enumerate(chunks):
+        so_far = " + ".join(str(c) for c in chunks[:index + 1])
+        cache.append(rng.normal(size=(b, h, t, d)), rng.normal(size=(b, h, t, d)))
+        for text, before, again in results:
+            after = as_pair(again(), text, ("k", "v"))
+            for name, was, now in zip("kv", before, after):
+                now = np.asarray(now)
+                if now.shape == was.shape and close(now, was, 0, 0).all():
+                    continue
+                where = (f"at {[int(i) for i in np.argwhere(~close(now, was, 0, 0))[0]]}"
+                         if now.shape == was.shape else f"from shape {was.shape} to {now.shape}")
+                raise Failure(f"the {name} that {text} returned changed {where} when the cache then held {so_far} "
+                              "positions: kept() returns new arrays, never views into the ring buffer that a "
+                              "later append writes into")
+        text = f"RollingKVCache({window}).kept() after appending {so_far} positions (b={b}, h={h}, d={d})"
+        result, again = cache.kept.keeping_result()
+        results.append((text, [np.array(x) for x in as_pair(result, text, ("k", "v"))], again))
+
+
+def check_first_append_alone(kata, rng):
+    """A new cache takes any shape at its first append, whatever another cache of its window was fed: when a
+    new RollingKVCache(11) refuses a first append that a new RollingKVCache(13) takes, only after another
+    RollingKVCache(11) was fed other shapes, the caches of one window share their storage."""
+    fed, other = (2, 2, 2, 4), (1, 3, 2, 5)
+    try:
+        kata.RollingKVCache(11).append(rng.normal(size=fed), rng.normal(size=fed))
+        kata.RollingKVCache(13).append(rng.normal(size=other), rng.normal(size=other))
+    except LearnerError as error:
+        if error.not_implemented:
+            raise
+        return  # a first append refused on its own: the other tests say why
+    try:
+        kata.RollingKVCache(11).append(rng.normal(size=other), rng.normal(size=other))
+    except LearnerError as error:
+        if error.not_implemented:
+            raise
+        raise Failure(f"a new RollingKVCache(11) refused its first append of {other} ({error}), which a new "
+                      f"RollingKVCache(13) takes, after another RollingKVCache(11) was fed {fed}: the caches of "
+                      "one window share their storage (a class attribute or a mutable default keyed by window)",
+                      "shared-cache-state", exact=True) from None

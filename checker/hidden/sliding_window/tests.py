@@ -12,7 +12,7 @@ import numpy as np
 from checker.engine.testkit import Failure, Suspects, bug, caps, close, expect_float, expect_unchanged, \
     first_difference, measured, one_array, show, tolerance, weight
 from checker.hidden.sliding_window import cost, explain
-from checker.hidden.sliding_window.cache_checks import check_kept, new_cache, positions_of
+from checker.hidden.sliding_window.cache_checks import check_first_append_alone, check_kept, check_kept_stays, new_cache, positions_of
 from checker.hidden.sliding_window.calls import check_plan, compare, feed, plan_of, run_call
 from checker.hidden.sliding_window.shape_variants import KEPT_VARIANTS, MASK_RIVALS, MASK_VARIANTS  # noqa: F401
 from checker.hidden.sliding_window.variants import Plan, band, expected
@@ -110,21 +110,28 @@ def test_kept_chunk_longer_than_window(kata, rng):
 
 
 def test_append_refuses_other_shapes(kata, rng):
-    cache = new_cache(kata, 4)
-    cache.append(rng.normal(size=(2, 3, 2, 4)), rng.normal(size=(2, 3, 2, 4)))
-    call = "cache.append(k (2, 3, 1, 5), v (2, 3, 1, 4)) after an append of (2, 3, 2, 4)"
-    try:
-        cache.append(rng.normal(size=(2, 3, 1, 5)), rng.normal(size=(2, 3, 1, 4)))
-    except LearnerError as error:
-        if error.type == "ValueError":
-            return
-        raise Failure(f"{call} raised {error}, expected a ValueError of your own: b, h and d are fixed by the "
-                      "first append") from None
-    raise Failure(f"{call} returned, expected a ValueError: b, h and d are fixed by the first append")
+    # b, h or d of 1 broadcasts into the ring without a word from NumPy: only the cache's own check refuses it
+    for shape in ((2, 3, 1, 5), (1, 3, 1, 4), (2, 1, 1, 4), (2, 3, 1, 1)):
+        cache = new_cache(kata, 4)
+        cache.append(rng.normal(size=(2, 3, 2, 4)), rng.normal(size=(2, 3, 2, 4)))
+        call = f"cache.append(k {shape}, v {shape}) after an append of (2, 3, 2, 4)"
+        try:
+            cache.append(rng.normal(size=shape), rng.normal(size=shape))
+        except LearnerError as error:
+            if error.type == "ValueError":
+                continue
+            raise Failure(f"{call} raised {error}, expected a ValueError of your own: b, h and d are fixed by the "
+                          "first append") from None
+        raise Failure(f"{call} returned, expected a ValueError: b, h and d are fixed by the first append")
+
+
+def test_kept_is_new_arrays(kata, rng):
+    check_kept_stays(kata, rng, 2, 2, 3, 4, (2, 1, 3, 2, 5))
 
 
 @bug("shared-cache-state")
 def test_two_caches_side_by_side(kata, rng):
+    check_first_append_alone(kata, rng)
     plans = [plan_of(rng, 2, 2, 12, 3, 4, chunks) for chunks in ((5, 1, 2, 1, 3), (2, 4, 1, 1, 4))]
     first = kata.RollingKVCache(4)
     before = positions_of(first, "RollingKVCache(4)")

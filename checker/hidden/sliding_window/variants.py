@@ -228,6 +228,53 @@ def _kept_only(plan):
     return _replay(plan, meets="kept")
 
 
+def _own_key_left_out(plan, high, empty):
+    """A query at p saw the keys at p - high ... p - 1 of the kept and new ones, never its own: its row with
+    no key at all is NaN (a -inf fill) or 0 (a fill made safe), `empty`."""
+    out = _replay(plan, visible=lag_band(plan.window, low=1, high=high + 1))
+    return out if empty == "nan" else np.nan_to_num(out, nan=0.0)
+
+
+@variant("attend-before-append", of="attention")
+def _window_before_nan(plan):
+    """each new token attended to the window positions before it, never to its own key and value (the cache
+    read before appending it): its own key is in its band, 0 <= pos - j < window"""
+    return _own_key_left_out(plan, plan.window, "nan")
+
+
+@variant("attend-before-append", of="attention")
+def _window_before_zero(plan):
+    """each new token attended to the window positions before it, never to its own key and value (the cache
+    read before appending it): its own key is in its band, 0 <= pos - j < window"""
+    return _own_key_left_out(plan, plan.window, "zero")
+
+
+@variant("attend-before-append", of="attention")
+def _band_without_own_nan(plan):
+    """each new token attended to its band without its own key and value (1 <= pos - j < window): its own key
+    is in its band, 0 <= pos - j < window"""
+    if plan.window < 2:
+        raise ValueError("window 1 leaves no key at all: another bug")
+    return _own_key_left_out(plan, plan.window - 1, "nan")
+
+
+@variant("attend-before-append", of="attention")
+def _band_without_own_zero(plan):
+    """each new token attended to its band without its own key and value (1 <= pos - j < window): its own key
+    is in its band, 0 <= pos - j < window"""
+    if plan.window < 2:
+        raise ValueError("window 1 leaves no key at all: another bug")
+    return _own_key_left_out(plan, plan.window - 1, "zero")
+
+
+@variant("mask-inverted", of="attention")
+def _band_blocked(plan):
+    """each query saw the keys OUTSIDE its band and none inside it: the mask was read as True = blocked;
+    True = may attend, block where it is False"""
+    inside = lag_band(plan.window)
+    return _replay(plan, visible=lambda pq, pk, local: ~inside(pq, pk, local))
+
+
 @variant("cache-overwritten", of="attention")
 def _last_chunk(plan):
     """each call saw only the chunk appended before it (and its own tokens): the cache kept only the last
