@@ -157,3 +157,16 @@ def test_bench_the_mock_report_and_a_solution_break_at_words_at_80_columns(width
         assert [w for w in words(after) if w != "#"] == [w for w in words(before) if w != "#"] or \
             sorted(w for w in words(after) if w != "#") == sorted(w for w in words(before) if w != "#")
     assert "`kata mock --kata 07 --seed 123456` asks the same questions." in fitted[1]
+
+
+def test_a_picture_of_a_chunk_after_a_prefill_labels_its_rows_by_position(width):
+    """Kata 13's new_tokens_see_themselves draws the rows of positions 4-7 under a title saying so; the rows
+    read q0-q3 beside columns k0-k7 (walk of 13), so the row of position 4 looked like position 0's."""
+    kata, result = a_failure("sliding-window", "window-off-by-one.py")
+    test = next(t for t in result.tests if t.name == "new_tokens_see_themselves")
+    first = test.picture.first_row
+    assert first > 0 and f"rows: positions {first}-" in test.picture.title
+    width(80)
+    rows = [line.split()[0] for line in render.grid_lines(test.picture, 80) if line.strip().startswith("q")]
+    count = len(test.picture.got)
+    assert rows == [f"q{first + i}" for i in range(count)] * 2  # yours, then expected (stacked at 80)

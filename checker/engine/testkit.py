@@ -45,6 +45,7 @@ class WeightGrid:
     want: np.ndarray
     allowed: np.ndarray | None = None
     title: str = "weights"
+    first_row: int = 0  # the position of row 0 (rows label q{first_row}, ...: a chunk after a prefill)
 
 
 def bug(bug_id):
