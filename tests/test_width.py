@@ -170,3 +170,18 @@ def test_a_picture_of_a_chunk_after_a_prefill_labels_its_rows_by_position(width)
     rows = [line.split()[0] for line in render.grid_lines(test.picture, 80) if line.strip().startswith("q")]
     count = len(test.picture.got)
     assert rows == [f"q{first + i}" for i in range(count)] * 2  # yours, then expected (stacked at 80)
+
+
+def test_a_shown_array_has_no_padding_inside_its_brackets_for_a_wrap_to_break(width):
+    """Kata 14's residual message showed `[0.124, 0. , 0. , 0.2 , 0.368]` (NumPy's padding), and at 80 columns
+    the wrap broke `[..., 0.685, 0.\\n  ]]` inside the array (walk of 14). Shown arrays are unpadded."""
+    import numpy as np
+
+    from checker.engine import testkit
+
+    assert testkit.show(np.array([0.124, 0.0, 0.0, 0.2, 0.368])) == "[0.124, 0, 0, 0.2, 0.368]"
+    assert testkit.show(np.array([[0.0, -0.0], [np.nan, 0.37]])) == "[[0, 0], [nan, 0.37]]"
+    kata, result = a_failure("speculative", "spec-residual-unnormalized.py")
+    width(80)
+    text = render.check_text(result, prompts.for_kata(kata), verbose=True)
+    assert "returned [" in text and not re.search(r"\d\.? +[\],]|\d\.?\n +\]", text), text
