@@ -185,3 +185,11 @@ def test_a_shown_array_has_no_padding_inside_its_brackets_for_a_wrap_to_break(wi
     width(80)
     text = render.check_text(result, prompts.for_kata(kata), verbose=True)
     assert "returned [" in text and not re.search(r"\d\.? +[\],]|\d\.?\n +\]", text), text
+
+
+def test_kata_14_counts_one_token_as_one():
+    """`got 1 tokens, expected 2` and `all 1 kept and no bonus after them` (walk of 14): the nouns agree."""
+    kata, result = a_failure("speculative", "spec-no-bonus.py")
+    text = " ".join(render.check_text(result, prompts.for_kata(kata), verbose=True).split())
+    assert "got 1 token," in text and "the 1 drafted kept" in text
+    assert not re.search(r"\b1 tokens\b|\ball 1 kept\b", text), text
