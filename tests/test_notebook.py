@@ -292,3 +292,23 @@ def test_the_notebook_extra_gives_a_jupyter_front_end():
     jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or shutil.which("jupyter")
     ran = subprocess.run([jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0 and re.fullmatch(r"\d+\.\d+\.\d+\S*\n?", ran.stdout), ran.stdout + ran.stderr
+
+
+def test_kata_list_in_a_notebook_carries_no_terminal_colour_codes(workspace, monkeypatch):
+    """`%kata list` after a pass showed `<U+001B>[32mpassed   <U+001B>[0m` in a real kernel (walk of 14): the
+    table's colours are the terminal's; the notebook gets the words."""
+    import shutil
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+    from checker.practice import notebook_verbs
+
+    kata = catalog.find("13")
+    shutil.copy(Path(__file__).parent.parent / "solutions" / kata.filename, workspace / "katas" / kata.filename)
+    assert CliRunner().invoke(cli, ["check", "13"]).exit_code == 0
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    shown = notebook_verbs.listing(workspace, [])
+    assert "\x1b" not in shown.text and "U+001B" not in repr(shown) and "U+001B" not in shown._repr_html_()
+    assert re.search(r"^13 .* passed ", shown.text, re.M), shown.text
