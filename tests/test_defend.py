@@ -20,7 +20,7 @@ from checker.cli import cli
 from checker.engine import catalog
 from checker.practice import defend
 from checker.sandbox import LearnerError, Sandbox, Timeout
-from tests.conftest import CORRECT, ZOO
+from conftest import CORRECT, ZOO
 
 ROOT = Path(__file__).parent.parent
 PAIRS = {  # two correct files written differently, per kata
@@ -303,7 +303,7 @@ def test_a_hiring_team_gets_three_follow_ups_about_the_candidates_lines_with_com
 
 
 def test_ctrl_c_in_a_defence_prints_the_score_so_far_and_the_replay_command(workspace):
-    from tests.test_ctrl_c import in_a_terminal
+    from test_ctrl_c import in_a_terminal
 
     os.environ.pop("PYTEST_XDIST_WORKER", None)
     (workspace / "katas" / "02_softmax.py").write_text((ROOT / "solutions" / "02_softmax.py").read_text())

@@ -119,14 +119,17 @@ def test_doctor_with_every_wall(monkeypatch):
 
 
 def test_doctor_with_user_namespaces_refused(monkeypatch):
-    """As on a machine where unshare(CLONE_NEWUSER) fails (a sysctl, AppArmor, a container's seccomp)."""
+    """As on a machine where unshare(CLONE_NEWUSER) fails (a sysctl, AppArmor, a container's seccomp), and
+    without either extra (the longest screen: `pip install -e .` alone)."""
     monkeypatch.setattr(doctor, "probe", lambda: NO_USERNS)
+    monkeypatch.setattr(doctor, "_version", lambda module: "")
     result = run("doctor")
     text, flat = result.output, " ".join(result.output.split())
     assert result.exit_code == 0 and "5 of 8 stand" in text
     assert "NO user-namespace" in text and "missing: Operation not permitted" in text
     assert "REFUSED without --insecure (missing: user-namespace, network-namespace, private-tmpfs)" in flat
     assert "sysctl -w user.max_user_namespaces" in flat
+    assert 'PyTorch: no; JupyterLab: no (pip install "kata[torch,notebook]")' in flat
     assert max(len(line) for line in text.splitlines()) <= WIDTH and len(text.splitlines()) <= 24
 
 

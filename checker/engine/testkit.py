@@ -230,21 +230,6 @@ def expect_close(got, want, call, suspects=None, bug=None, why="", inputs=(), ax
     raise Failure(f"{call} {detail}" + "".join(f": {text}" for text in reasons), bug, nonfinite=nonfinite)
 
 
-def scale_between(got, reference, rtol=None, atol=None):
-    """c if got == c * reference for one positive number c, else None. The tolerance is float32's
-    unless given: float64 precision is never required."""
-    got, reference = np.asarray(got, np.float64), np.asarray(reference, np.float64)
-    if got.shape != reference.shape or not (np.isfinite(got).all() and np.isfinite(reference).all()):
-        return None
-    norm = float(np.sum(reference * reference))
-    if norm == 0:
-        return None
-    c = float(np.sum(got * reference)) / norm
-    if rtol is None:
-        rtol, atol = tolerance(got, reference)
-    return c if c > 0 and close(got, c * reference, rtol, atol).all() else None
-
-
 class Suspects:
     """The outputs of known buggy variants on one input, computed only when needed.
 

@@ -28,9 +28,7 @@ def doctor_text(report):
                 lines += _wrapped(f"missing: {wall.why}", indent=" " * (width + 7), hang="  ")
     lines += _wrapped(f"Memory: {report.memory}" + (f"; this machine: {report.machine_memory}"
                                                      if report.machine_memory else ""), hang="  ")
-    extras = "; ".join(f"{extra.what}: {extra.version}" if extra.version else f"{extra.what}: no ({extra.fix})"
-                       for extra in report.extras)
-    lines += _wrapped(f"Extras: {extras}", hang="  ")
+    lines += _wrapped(f"Extras: {_extras(report.extras)}", hang="  ")
     lines += _wrapped("Practice (kata check, watch, mock, quiz): works" +
                       ("" if report.walls and report.missing == [] else ", with the walls above"), hang="  ")
     if report.grading:
@@ -48,3 +46,12 @@ def doctor_text(report):
         for fix, names in fixes.items():
             lines += _wrapped(f"{', '.join(names)}: {fix}", indent="  ", hang="  ")
     return "\n".join(lines)
+
+
+def _extras(extras):
+    """`PyTorch: 2.13.0; JupyterLab: no (pip install "kata[notebook]")`; the missing ones share one command."""
+    missing = [extra for extra in extras if not extra.version]
+    said = [f"{extra.what}: {extra.version or 'no'}" for extra in extras]
+    if len(missing) == 1:
+        return "; ".join(said) + f" ({missing[0].fix})"
+    return "; ".join(said) + (f" (pip install \"kata[{','.join(extra.name for extra in missing)}]\")" if missing else "")

@@ -73,7 +73,8 @@ def kept_text(before, got_kept, want_kept, top_p):
                      f"{'kept' if got_kept[i] else '-':>5}  "
                      f"{'kept' if want_kept[i] else '-':>8}{note}")
     if shown < len(order):
-        lines.append(f"  ... {len(order) - shown} less probable tokens")
+        hidden = len(order) - shown
+        lines.append(f"  ... {hidden} less probable token{'s' if hidden > 1 else ''}")
     return "\n      ".join(lines)
 
 

@@ -218,3 +218,24 @@ def dyadic_rejection(rng, vocab=4, positive=2, exact_ratio=False):
         if (excess > 0).sum() == positive and power_of_two(excess.sum()) and over.size:
             return pt, pd, int(rng.choice(over))
     raise RuntimeError("no dyadic case found")  # never with these sizes
+
+
+def with_zeros(rng, gamma=3, vocab=6, reject=False):
+    """A dyadic case whose p_draft rows hold exact zeros (on tokens never drafted), so a clamp written into
+    p_draft changes it; every drafted token kept (u_accept 0), or with `reject` token 0 over-proposed and
+    u_accept[0] past its ratio (at most 31/32): the step rejects it and draws, so a draw written into
+    draft_tokens shows too."""
+    for _ in range(10_000):
+        p_draft = np.stack([dyadic(rng, vocab, zeros=2) for _ in range(gamma)])  # (gamma, V)
+        p_target = np.stack([dyadic(rng, vocab) for _ in range(gamma + 1)])  # (gamma + 1, V): no zero
+        tokens = [int(rng.choice(np.flatnonzero(row))) for row in p_draft]
+        over = np.flatnonzero(p_draft[0] > p_target[0])
+        if reject and not over.size:
+            continue
+        if reject:
+            tokens[0] = int(rng.choice(over))
+        u_accept = np.zeros(gamma)
+        u_accept[0] = 0.999 if reject else 0.0
+        return {"p_draft": p_draft, "p_target": p_target, "draft_tokens": tokens, "u_accept": u_accept,
+                "u_sample": 0.5}
+    raise RuntimeError("no case over-proposes")  # never with these sizes

@@ -6,6 +6,7 @@ import numpy as np
 from checker.hidden.speculative import variants
 from checker.hidden.speculative.cases import ARGS
 from checker.hidden.speculative.explain import Evidence, right_answer, step_failure, tokens_of
+from checker.sandbox import LearnerError
 from checker.engine.testkit import Failure, Suspects, as_array, call_text, expect_close, expect_float, expect_shape, show
 
 
@@ -55,3 +56,24 @@ def integrated(kata, grid_cases):
 
 def first_wrong(evidence):
     return next(((case, got, right) for case, got, right in evidence.calls if got != right), None)
+
+
+def unchanged(calls):
+    """Each (name, function, parameter names, arguments) called on copies; fail on the first argument the call
+    changed (a list by value, an array by shape and values)."""
+    for name, function, params, given in calls:
+        try:
+            _, after = function.keeping_args(*[a.copy() if hasattr(a, "copy") else a for a in given])
+        except LearnerError as error:
+            if error.not_implemented:
+                raise
+            continue  # a crash is another test's failure
+        for param, before, now in zip(params, given, after):
+            if isinstance(before, np.ndarray):
+                same = isinstance(now, np.ndarray) and now.shape == before.shape and np.array_equal(now, before)
+            else:
+                same = now == before
+            if not same:
+                raise Failure(f"{call_text(name, **dict(zip(params, given)))} changed its argument {param} (was "
+                              f"{show(before)}, now {show(now)}): build new arrays and lists (new = [], "
+                              "np.maximum(a - b, 0)) and never write into the caller's", "mutates-input", exact=True)

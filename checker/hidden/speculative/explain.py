@@ -34,10 +34,16 @@ def case_call(case):
 
 def _shown_arg(value):
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.size <= 6:
-        return [float(f"{float(u):.4g}") for u in value]
+        return [_short(float(u)) for u in value]
     if isinstance(value, float):
-        return float(f"{value:.4g}")
+        return _short(value)
     return value
+
+
+def _short(u):
+    """u to 4 significant digits, unless that rounds it to 1 (a uniform past every cumulative sum shows whole)."""
+    short = float(f"{u:.4g}")
+    return u if short == 1.0 and u != 1.0 else short
 
 
 def _row(p):
@@ -58,12 +64,12 @@ def right_branch(case):
                      f"{ratio:.4g}: {'kept' if sign == '<' else 'rejected'}")
     at = branch["rejected_at"]
     if at is None:
-        parts.append(f"{_all_kept(len(tokens))}: bonus {out[-1]} drawn with u_sample {case['u_sample']:.4g} "
+        parts.append(f"{_all_kept(len(tokens))}: bonus {out[-1]} drawn with u_sample {_short(case['u_sample'])} "
                      f"from p_target[{len(tokens)}]")
         parts.append(f"  {_row(pt[len(tokens)])}")
     else:
         residual = variants.residual(pt[at], pd[at])
-        parts.append(f"{out[-1]} drawn with u_sample {case['u_sample']:.4g} from the residual of row {at}")
+        parts.append(f"{out[-1]} drawn with u_sample {_short(case['u_sample'])} from the residual of row {at}")
         parts.append(f"  {_row(residual)}")
     return out, "\n                ".join(parts)
 

@@ -23,6 +23,7 @@ class Rules:
     # bonus is drawn from row gamma - 1
     after_reject: str = "residual"  # "target": p_target[i]; "argmax": pt[i]'s argmax; rival "reversed": max(0, pd - pt)
     residual: str = "clamped"  # "unclamped": pt - pd over its clamped sum; "unclamped-raw": pt - pd, no division;
+    # "unclamped-own": pt - pd over its own sum; "unclamped-guarded": the same, p_target where that sum is 0;
     # "unnormalized": max(0, pt - pd) undivided
     walk: str = "stop"  # "skip": later tokens still tested, rejected ones left out, the draw at the first
     # rejection last; "replace": each rejected token replaced by its residual draw
@@ -75,6 +76,9 @@ def residual(p_target, p_draft, how="clamped"):
             return (pt - pd) / total
         if how == "unclamped-own":
             return (pt - pd) / (pt - pd).sum(axis=-1, keepdims=True)
+        if how == "unclamped-guarded":  # a sum of exactly 0 (exact inputs) guarded: p_target there
+            own = (pt - pd).sum(axis=-1, keepdims=True)  # (..., 1)
+            return np.where(own == 0, pt, (pt - pd) / np.where(own == 0, 1.0, own))
         if how == "reversed":
             back = np.maximum(pd - pt, 0.0)
             return back / back.sum(axis=-1, keepdims=True)
@@ -173,6 +177,10 @@ for _form in ("scan", "sorted"):
     _step_variant("spec-residual-not-clamped", "after a rejection the draw used (p_target - p_draft) divided by its "
                   "own sum, which is 0 up to rounding: clamp it, max(0, p_target - p_draft), then normalise",
                   residual="unclamped-own", search=_form)
+    _step_variant("spec-residual-not-clamped", "after a rejection the draw used (p_target - p_draft) divided by its "
+                  "own sum, p_target where that sum is exactly 0: clamp it, max(0, p_target - p_draft), then "
+                  "normalise (an exact 0 sum then drew from p_target itself)", residual="unclamped-guarded",
+                  search=_form)
     _step_variant("spec-residual-not-clamped", "after a rejection the draw used p_target - p_draft with its "
                   "negative entries: clamp it, max(0, p_target - p_draft), then normalise",
                   residual="unclamped", search=_form)
@@ -240,7 +248,14 @@ def _residual_is_target(p_target, p_draft):
     return residual(p_target, p_draft, "target")
 
 
-RESIDUAL_VARIANTS = [_residual_unnormalized, _residual_is_target]
+@variant("spec-residual-not-clamped", of="residual")
+def _residual_unclamped_guarded(p_target, p_draft):
+    """p_target - p_draft over its own sum, p_target where that sum is exactly 0: clamp it, max(0, .), first
+    (where the sum is exactly 0 this gives p_target itself: no sign of a resample from the target)"""
+    return residual(p_target, p_draft, "unclamped-guarded")
+
+
+RESIDUAL_VARIANTS = [_residual_unnormalized, _residual_is_target, _residual_unclamped_guarded]
 
 
 def _residual_reversed(p_target, p_draft):
