@@ -382,3 +382,25 @@ def test_the_mask_moved_after_the_softmax_is_an_edit_the_json_describes_and_it_c
     as_json = defend_run.call_json(call)
     original, mutant = run_json_call(text.encode(), as_json), run_json_call(edit.source, as_json)
     assert original[0] == mutant[0] == "value" and not np.allclose(original[1], mutant[1])
+
+
+def test_a_removed_block_is_explained_as_the_block_the_question_removed():
+    """The question says "if lines 4-6 were removed"; its explanation said "with line 4 as `pass`" (walk of 13),
+    which reads as if only the block's first line went. It names the same lines the question removed."""
+    from types import SimpleNamespace
+
+    from checker.practice import defend_edits
+    from checker.present import defend_text
+
+    source = (b"def f(x, n):\n    total = x * 2\n    for i in range(n):\n        total = total - 1\n"
+              b"        total = total * 1\n    return total\n")
+    block = next(e for e in defend_edits.mutants(source, ["remove"]) if e.line == 3)
+    assert block.last == 5
+    question = defend_text.what_if_prompt(block, SimpleNamespace(say="f(2, 1)"), None)
+    mine = SimpleNamespace(error=None, is_error=False, value=3.0)
+    theirs = SimpleNamespace(error=None, is_error=False, value=4.0)
+    said = defend_text.what_if_explanation(block, SimpleNamespace(say="f(2, 1)"), mine, theirs, None)
+    assert "lines 3-5" in question and "lines 3-5 removed" in said and "line 3 as" not in said
+    single = next(e for e in defend_edits.mutants(source, ["remove"]) if e.line == 2)
+    said = defend_text.what_if_explanation(single, SimpleNamespace(say="f(2, 1)"), mine, theirs, None)
+    assert "line 2 as `pass`" in said

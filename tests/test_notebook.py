@@ -292,3 +292,41 @@ def test_the_notebook_extra_gives_a_jupyter_front_end():
     jupyter = shutil.which("jupyter", path=str(Path(sys.executable).parent)) or shutil.which("jupyter")
     ran = subprocess.run([jupyter, "lab", "--version"], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0 and re.fullmatch(r"\d+\.\d+\.\d+\S*\n?", ran.stdout), ran.stdout + ran.stderr
+
+
+def test_kata_list_in_a_notebook_carries_no_terminal_colour_codes(workspace, monkeypatch):
+    """`%kata list` after a pass showed `<U+001B>[32mpassed   <U+001B>[0m` in a real kernel (walk of 14): the
+    table's colours are the terminal's; the notebook gets the words."""
+    import shutil
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+    from checker.practice import notebook_verbs
+
+    kata = catalog.find("13")
+    shutil.copy(Path(__file__).parent.parent / "solutions" / kata.filename, workspace / "katas" / kata.filename)
+    assert CliRunner().invoke(cli, ["check", "13"]).exit_code == 0
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    shown = notebook_verbs.listing(workspace, [])
+    assert "\x1b" not in shown.text and "U+001B" not in repr(shown) and "U+001B" not in shown._repr_html_()
+    assert re.search(r"^13 .* passed ", shown.text, re.M), shown.text
+
+
+def test_kata_init_names_jupyter_lab_only_with_the_way_to_get_it(tmp_path, monkeypatch):
+    """`kata init` said "in a notebook: jupyter lab katas.ipynb" where no JupyterLab is installed (walk of 13:
+    the shared venv has no notebook extra, so the command suggested does not exist). Without it, the line says
+    which extra brings it."""
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from checker.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(cli, ["init", "ws"])
+    said = " ".join(made.output.split())
+    assert made.exit_code == 0 and "jupyter lab katas.ipynb" in said, made.output
+    installed = importlib.util.find_spec("jupyterlab") is not None
+    assert ("pip install 'kata[notebook]'" in said) == (not installed), said

@@ -157,3 +157,39 @@ def test_bench_the_mock_report_and_a_solution_break_at_words_at_80_columns(width
         assert [w for w in words(after) if w != "#"] == [w for w in words(before) if w != "#"] or \
             sorted(w for w in words(after) if w != "#") == sorted(w for w in words(before) if w != "#")
     assert "`kata mock --kata 07 --seed 123456` asks the same questions." in fitted[1]
+
+
+def test_a_picture_of_a_chunk_after_a_prefill_labels_its_rows_by_position(width):
+    """Kata 13's new_tokens_see_themselves draws the rows of positions 4-7 under a title saying so; the rows
+    read q0-q3 beside columns k0-k7 (walk of 13), so the row of position 4 looked like position 0's."""
+    kata, result = a_failure("sliding-window", "window-off-by-one.py")
+    test = next(t for t in result.tests if t.name == "new_tokens_see_themselves")
+    first = test.picture.first_row
+    assert first > 0 and f"rows: positions {first}-" in test.picture.title
+    width(80)
+    rows = [line.split()[0] for line in render.grid_lines(test.picture, 80) if line.strip().startswith("q")]
+    count = len(test.picture.got)
+    assert rows == [f"q{first + i}" for i in range(count)] * 2  # yours, then expected (stacked at 80)
+
+
+def test_a_shown_array_has_no_padding_inside_its_brackets_for_a_wrap_to_break(width):
+    """Kata 14's residual message showed `[0.124, 0. , 0. , 0.2 , 0.368]` (NumPy's padding), and at 80 columns
+    the wrap broke `[..., 0.685, 0.\\n  ]]` inside the array (walk of 14). Shown arrays are unpadded."""
+    import numpy as np
+
+    from checker.engine import testkit
+
+    assert testkit.show(np.array([0.124, 0.0, 0.0, 0.2, 0.368])) == "[0.124, 0, 0, 0.2, 0.368]"
+    assert testkit.show(np.array([[0.0, -0.0], [np.nan, 0.37]])) == "[[0, 0], [nan, 0.37]]"
+    kata, result = a_failure("speculative", "spec-residual-unnormalized.py")
+    width(80)
+    text = render.check_text(result, prompts.for_kata(kata), verbose=True)
+    assert "returned [" in text and not re.search(r"\d\.? +[\],]|\d\.?\n +\]", text), text
+
+
+def test_kata_14_counts_one_token_as_one():
+    """`got 1 tokens, expected 2` and `all 1 kept and no bonus after them` (walk of 14): the nouns agree."""
+    kata, result = a_failure("speculative", "spec-no-bonus.py")
+    text = " ".join(render.check_text(result, prompts.for_kata(kata), verbose=True).split())
+    assert "got 1 token," in text and "the 1 drafted kept" in text
+    assert not re.search(r"\b1 tokens\b|\ball 1 kept\b", text), text

@@ -43,7 +43,12 @@ def init(folder, torch):
         if layout.kept:
             said.append(f"kept {len(layout.kept)} of your files as they are ({escape.terminal(', '.join(layout.kept))});"
                         " `kata reset ID` restores a kata's stub, keeping a backup")
-    said.append(f"next: cd {shown} && kata check 01 (in a notebook: jupyter lab {scaffold.NOTEBOOK})")
+    import importlib.util
+
+    lab = f"jupyter lab {scaffold.NOTEBOOK}"  # only where the notebook extra put JupyterLab: else say how to get it
+    if importlib.util.find_spec("jupyterlab") is None:
+        lab += " after pip install 'kata[notebook]'"
+    said.append(f"next: cd {shown} && kata check 01 (in a notebook: {lab})")
     click.echo("\n".join(fit(said)))
 
 

@@ -45,6 +45,7 @@ class WeightGrid:
     want: np.ndarray
     allowed: np.ndarray | None = None
     title: str = "weights"
+    first_row: int = 0  # the position of row 0 (rows label q{first_row}, ...: a chunk after a prefill)
 
 
 def bug(bug_id):
@@ -124,11 +125,17 @@ def show(value, digits=3):
     if isinstance(value, np.ndarray):
         if value.size <= 12:
             rounded = np.round(value.astype(np.float64), digits) if value.dtype.kind == "f" else value
-            return np.array2string(rounded,
-                                   separator=", ", suppress_small=True).replace("\n", "")
+            return np.array2string(rounded, separator=", ", suppress_small=True,  # unpadded: `[0.124, 0, 0.37]`,
+                                   formatter={"float_kind": _number}).replace("\n", "")  # never `0.37 ]`
         return f"array{value.shape} {value.dtype}"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _number(x):
+    """One float of a shown array, as short as it reads (`0.37`, `0`, `-1.5`, `nan`): NumPy's padding to a common
+    width put spaces inside the brackets (`[0.37 , 0. ]`), where an 80-column wrap then broke the array."""
+    return np.format_float_positional(x + 0.0, trim="-")
 
 
 SHOWN_VALUES = 6  # an argument with more numbers than this is shown by its shape

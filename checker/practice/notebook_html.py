@@ -129,12 +129,12 @@ def grid_html(grid):
     if drawn is None:
         return ""
     got, want, allowed, differs = drawn
-    tables = [_table(f"{grid.title}: yours", got, allowed, differs),
-              _table("expected", want, allowed, differs & False)]
+    tables = [_table(f"{grid.title}: yours", got, allowed, differs, grid.first_row),
+              _table("expected", want, allowed, differs & False, grid.first_row)]
     return '<div style="display:flex;gap:2em;flex-wrap:wrap">' + "".join(tables) + "</div>"
 
 
-def _table(title, values, allowed, differs):
+def _table(title, values, allowed, differs, first_row=0):
     import numpy as np
 
     head = "".join(f"<th>k{j}</th>" for j in range(values.shape[1]))
@@ -145,7 +145,7 @@ def _table(title, values, allowed, differs):
             text = "·" if not allowed[i, j] and value == 0 else ("nan" if value != value else f"{value:.2f}")
             style = ' style="color:#cf222e;font-weight:bold"' if differs[i, j] else ""
             cells.append(f"<td{style}>{text}</td>")
-        rows.append(f"<tr><th>q{i}</th>{''.join(cells)}<td><i>{np.sum(row):.2f}</i></td></tr>")
+        rows.append(f"<tr><th>q{first_row + i}</th>{''.join(cells)}<td><i>{np.sum(row):.2f}</i></td></tr>")
     return (f'<table style="font-family:monospace;text-align:right"><caption>{escape.html(title)}</caption>'
             f"<tr><th></th>{head}<th>sum</th></tr>{''.join(rows)}</table>")
 

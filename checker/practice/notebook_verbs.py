@@ -48,7 +48,10 @@ def listing(workspace, words):
         until = None
     plan = review.plan(katas, record, until=until if until and until >= date.today() else None)
     differing = {kata.id: record.cell_differs(kata.id) for kata in katas if record.cell_differs(kata.id)}
-    return Text(render_progress.list_text(rows, render_progress.plan_lines(plan, short=True), differing))
+    import click
+
+    table = render_progress.list_text(rows, render_progress.plan_lines(plan, short=True), differing)
+    return Text(click.unstyle(table))  # the terminal's colour codes read `<U+001B>[32mpassed` in a notebook
 
 
 def next_kata(workspace, words):

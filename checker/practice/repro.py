@@ -174,8 +174,10 @@ def show(value):  # a value as the checker's messages show it
         item = array.item()
         return f'{item:.6g}' if isinstance(item, float) else str(item)
     part = array.ravel()[:5] if array.size > 20 else array
-    text = np.array2string(part, precision=4, separator=', ',
-                           suppress_small=True).replace(chr(10), '')
+    def short(x):  # unpadded, as the messages show arrays: [0.37, 0]
+        return np.format_float_positional(x + 0.0, precision=4, trim='-')
+    text = np.array2string(part, separator=', ',
+                           formatter={'float_kind': short}).replace(chr(10), '')
     if array.size > 20:
         return f'array of shape {array.shape}, starting {text[:-1]}, ...]'
     return text

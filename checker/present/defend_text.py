@@ -83,6 +83,8 @@ def what_if_prompt(edit, call, row):
 def what_if_explanation(edit, call, mine, theirs, row):
     changed = [(line, text.strip()) for line, text in edit.changes if text.strip()] or [(edit.line, edit.new)]
     lines = " and ".join(f"line {line} as `{visible(text)}`" for line, text in changed[:3])
+    if edit.kind == "remove" and edit.last > edit.line:  # the block the question removed, not its first line
+        lines = f"lines {edit.line}-{edit.last} removed (left as `pass`)"
     return (f"Run in the sandbox: as written, {call.say} is {outcome_text(mine, row)}{_where(row)}; "
             f"with {lines}, it is {outcome_text(theirs, row)}.")
 

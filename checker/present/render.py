@@ -221,9 +221,9 @@ def grid_lines(grid, width=None):
         cell = _CELL + bool((got < 0).any() or (want < 0).any())
     keys = "".join(f"{'k' + str(j):>{cell}}" for j in range(got.shape[1])) + "    sum"
     block = len(keys) + 4
-    mine = [f"q{i:<3}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j], cell) for j in range(got.shape[1]))
+    mine = [f"{'q' + str(grid.first_row + i):<4}" + "".join(_cell(got[i, j], allowed[i, j], differs[i, j], cell) for j in range(got.shape[1]))
             + _sum(got[i], want[i]) for i in range(got.shape[0])]
-    right = [f"q{i:<3}" + "".join(_cell(want[i, j], allowed[i, j], False, cell) for j in range(got.shape[1]))
+    right = [f"{'q' + str(grid.first_row + i):<4}" + "".join(_cell(want[i, j], allowed[i, j], False, cell) for j in range(got.shape[1]))
              + _sum(want[i], want[i]) for i in range(got.shape[0])]
     if width is not None and 2 * block + 3 > width:  # stacked: yours, then the expected ones
         return [layout.Kept(line) for line in [f"    {grid.title}: yours", f"    {keys}", *mine, "    expected",

@@ -63,7 +63,8 @@ def describe(got, want, plan, rtol, atol):
     where = f"example {example}, head {head}: " if got.shape[0] * got.shape[1] > 1 else ""
     allowed = _band(plan.end, plan.window)[plan.seeded:]
     picture = WeightGrid(got[example, head], want[example, head], allowed,
-                         f"weights (rows: positions {plan.seeded}-{plan.end - 1}; example {example}, head {head})")
+                         f"weights (rows: positions {plan.seeded}-{plan.end - 1}; example {example}, head {head})",
+                         first_row=plan.seeded)
     return where + words, picture
 
 

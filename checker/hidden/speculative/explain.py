@@ -64,7 +64,7 @@ def right_branch(case):
                      f"{ratio:.4g}: {'kept' if sign == '<' else 'rejected'}")
     at = branch["rejected_at"]
     if at is None:
-        parts.append(f"all {len(tokens)} kept: bonus {out[-1]} drawn with u_sample {_short(case['u_sample'])} "
+        parts.append(f"{_all_kept(len(tokens))}: bonus {out[-1]} drawn with u_sample {_short(case['u_sample'])} "
                      f"from p_target[{len(tokens)}]")
         parts.append(f"  {_row(pt[len(tokens)])}")
     else:
@@ -85,9 +85,10 @@ def your_branch(case, tokens):
     if len(tokens) > len(drafted) + 1:
         return f"{len(tokens)} tokens, more than gamma + 1 = {len(drafted) + 1}"
     if len(tokens) == len(drafted) + 1 and kept == len(drafted):
-        return f"all {len(drafted)} kept, bonus {tokens[-1]}"
+        return f"{_all_kept(len(drafted))}, bonus {tokens[-1]}"
     if len(tokens) == kept == len(drafted):
-        return f"all {len(drafted)} kept and no bonus after them, or a rejection at {kept - 1} whose draw " \
+        after = "it" if len(drafted) == 1 else "them"
+        return f"{_all_kept(len(drafted))} and no bonus after {after}, or a rejection at {kept - 1} whose draw " \
                f"gave {tokens[-1]} again"
     if kept == len(tokens):
         return f"the first {kept} kept, then nothing drawn after them"
@@ -97,13 +98,22 @@ def your_branch(case, tokens):
     return f"{first}, a rejection at {kept}, then {tokens[-1]}"
 
 
+def _all_kept(count):
+    """`all 3 kept`; `the 1 drafted kept` (never "all 1 kept")."""
+    return "the 1 drafted kept" if count == 1 else f"all {count} kept"
+
+
+def _tokens(count):
+    return f"{count} token{'' if count == 1 else 's'}"
+
+
 def step_failure(case, tokens, right, named, why=""):
     """The Failure of one wrong speculative_step answer: the call, both branches, the bug named, if any."""
     _, right_text = right_branch(case)
     tokens, right = list(tokens), list(right)
     at = next((k for k, (mine, want) in enumerate(zip(tokens, right)) if mine != want), None)
     where = f": new token {at} got {tokens[at]}, expected {right[at]}" if at is not None else \
-        f": got {len(tokens)} tokens, expected {len(right)}"
+        f": got {_tokens(len(tokens))}, expected {len(right)}"
     lines = [f"{case_call(case)} returned {tokens}, expected {right}{where}",
              f"yours:    {your_branch(case, tokens)}", f"expected: {right_text}"]
     text = "\n      ".join(lines)
