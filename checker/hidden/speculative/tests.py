@@ -252,7 +252,7 @@ def test_argument_forms(kata, rng):
 
 def test_shapes_that_disagree_raise(kata, rng):
     case = draw_case(rng, gamma=(2, 2), vocab=(4, 4))
-    wrong = [("p_target with gamma rows, not gamma + 1", {**case, "p_target": case["p_target"][:2]}),
+    wrong = [("p_target with gamma rows (not gamma + 1)", {**case, "p_target": case["p_target"][:2]}),
              ("u_accept shorter than draft_tokens", {**case, "u_accept": case["u_accept"][:1]})]
     for what, bad in wrong:
         call = call_text("speculative_step", **bad)
