@@ -193,3 +193,27 @@ def test_kata_14_counts_one_token_as_one():
     text = " ".join(render.check_text(result, prompts.for_kata(kata), verbose=True).split())
     assert "got 1 token," in text and "the 1 drafted kept" in text
     assert not re.search(r"\b1 tokens\b|\ball 1 kept\b", text), text
+
+
+def test_a_shape_is_never_broken_inside_nor_from_its_name():
+    """`w_k (8, 8)` and `(n_q, n_k)` stay whole at every width from 40 to 80 (the walk saw `w_k (8,` / `8)` and
+    `(n_q,` / `n_k)`)."""
+    from checker.present import layout
+
+    line = ("✗ mha_weights_pictured: multi_head_attention(x (1, 4, 8), w_q (8, 8), w_k (8, 8), w_v (8, 8), "
+            "w_o (8, 8), n_heads=2) returned a table of (n_q, n_k) where (b, h, n, d_head) was expected")
+    for width in range(40, 81):
+        lines = layout.wrap(line, width, "  ")
+        assert all(layout.display_width(text) <= width for text in lines), width
+        joined = "\n".join(lines)
+        for shape in ("x (1, 4, 8)", "w_k (8, 8)", "w_o (8, 8)", "(n_q, n_k)", "(b, h, n, d_head)"):
+            assert shape in joined, (width, joined)
+    # The control: without the rule, some width breaks a shape inside or from its name.
+    import re
+
+    kept, layout._SHAPE = layout._SHAPE, re.compile("(?!)")
+    try:
+        broken = ["\n".join(layout.wrap(line, width, "  ")) for width in range(40, 81)]
+    finally:
+        layout._SHAPE = kept
+    assert any("w_k (8, 8)" not in joined or "(n_q, n_k)" not in joined for joined in broken)

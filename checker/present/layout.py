@@ -51,6 +51,10 @@ def pad(text, width):
     return text + " " * max(0, width - display_width(text))
 
 
+# A shape, with the name before it (`w_k (8, 8)`, `(n_q, n_k)`): one word, never broken inside
+_SHAPE = re.compile(r"(?:\b[A-Za-z_]\w{0,11} )?\(\w{1,8}(?:, \w{1,8}){1,5}\)")
+
+
 def wrap(line, width, hang=None, narrowest=NARROWEST):
     """One line as the lines that fit `width`, broken at spaces only (a word wider than the line stays
     whole). Continuation lines start with `hang` (default: the line's own indentation)."""
@@ -59,7 +63,8 @@ def wrap(line, width, hang=None, narrowest=NARROWEST):
     indent = line[:len(line) - len(line.lstrip(" "))]
     hang = indent if hang is None else hang
     lines, current = [], indent
-    for word in line[len(indent):].split(" "):
+    for word in _SHAPE.sub(lambda shape: shape.group(0).replace(" ", "\0"), line[len(indent):]).split(" "):
+        word = word.replace("\0", " ")
         if not word:
             continue
         start = current.strip() == ""
