@@ -365,3 +365,22 @@ def test_exp_e_and_thousands_read_as_numbers(reply, value):
 
     assert quiz_reply.numbers(reply, 1, approximate=True) == pytest.approx([value])
     assert quiz_reply.numbers("24k", 1, unit="mib") is None  # beside a byte unit, k would be KB or KiB
+
+
+def test_a_rounded_answer_is_shown_with_the_decimals_its_prompt_asks_for():
+    """"(1 decimal)" is answered 512.0, never 512 (the walk of kata 13 saw the bare integer); the reply 512 is
+    still right."""
+    import random
+
+    rounded = [q for entry in prompts.load().values() for q in entry.questions
+               if q.decimals is not None and q.kind != "choice"]
+    assert rounded
+    for question in rounded:
+        asked = quiz.ask(question, random.Random(0))
+        text = asked.answer_text
+        numbers = re.findall(r"-?[\d,]*\.?\d+", text)
+        if isinstance(asked.expected, float):
+            wanted = rf"\.\d{{{question.decimals}}}$" if question.decimals else r"^-?[\d,]+$"
+            assert re.search(wanted, text), (question.id, text)
+            assert quiz.grade(asked, text.replace(",", "")), (question.id, text)
+        assert numbers, (question.id, text)

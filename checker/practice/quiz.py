@@ -64,7 +64,7 @@ def ask(question, rng):
     exact = expected
     if question.decimals is not None:
         expected = _round(expected, question.decimals)
-    filled = {**worked.settings(), **values, "answer": _text(expected)}
+    filled = {**worked.settings(), **values, "answer": _text(expected, question.decimals)}
     return Asked(question, _FORMATTER.format(question.prompt, **filled), expected,
                  _FORMATTER.format(question.explanation, **filled), exact=exact)
 
@@ -211,14 +211,17 @@ def _flatten(value):
 def expected_text(asked):
     if asked.question.kind == "choice":
         return f"{chr(ord('a') + asked.expected)}) {asked.choices[asked.expected]}"
-    return _text(asked.expected)
+    return _text(asked.expected, asked.question.decimals)
 
 
-def _text(value):
+def _text(value, decimals=None):
+    """A value as people read it; with `decimals`, a float as the prompt asked it rounded (512.0 for "1 decimal")."""
     if isinstance(value, tuple):
         return "(" + ", ".join(str(v) for v in value) + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(_text(v) for v in value) + "]"
+        return "[" + ", ".join(_text(v, decimals) for v in value) + "]"
     if isinstance(value, float):
+        if decimals is not None and value == value and abs(value) != float("inf"):
+            return f"{value:,.{decimals}f}" if abs(value) >= 1e4 else f"{value:.{decimals}f}"
         return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.3g}"
     return str(value)
