@@ -1,5 +1,6 @@
 """Shared pieces of the project's own tests."""
 
+import importlib.util
 import os
 
 # Small arrays: BLAS threads in each test process (one per xdist worker) would only fight each other and
@@ -19,6 +20,22 @@ from checker.engine import catalog
 from checker.engine.runner import DEFAULT_SEED, check
 
 TESTS = Path(__file__).parent
+XDIST = importlib.util.find_spec("xdist") is not None  # pyproject's addopts ask for `-n auto --dist loadscope`
+
+
+def pytest_addoption(parser):
+    """Without pytest-xdist (a pytest installed on its own, not the `test` extra), its two options are taken
+    and the suite runs in one process, said once, instead of a usage error."""
+    if not XDIST:
+        group = parser.getgroup("xdist", "pytest-xdist is not installed: the suite runs in one process")
+        # `_addoption`: pytest reserves lowercase short options for plugins, which register them this way (xdist too)
+        group._addoption("-n", "--numprocesses", dest="numprocesses", default=None, help="ignored without pytest-xdist")
+        group.addoption("--dist", dest="dist", default="no", help="ignored without pytest-xdist")
+
+
+def pytest_report_header(config):
+    if not XDIST:
+        return "pytest-xdist is not installed: one process (pip install -e \".[test]\" runs the suite on every core)"
 HOSTILE = TESTS / "hostile"
 
 
