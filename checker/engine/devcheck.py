@@ -148,7 +148,9 @@ def _prompts(kata):
             problems.append(f"quiz question {question.get('id')}: no function {name}() in {_shown(kata.folder)}/quiz.py")
     if not problems:  # the rest of the block's format, as `kata` reads it
         try:
-            prompts.validate({"format_version": prompts.FORMAT_VERSION, "katas": {kata.slug: block}}, prompts.PROMPTS)
+            checked = prompts.validate({"format_version": prompts.FORMAT_VERSION, "katas": {kata.slug: block}},
+                                       prompts.PROMPTS)
+            tuple(checked[kata.slug].questions)  # parsed now: a bad question raises
         except prompts.PromptsError as error:
             problems.append(str(error))
     return problems

@@ -3,6 +3,7 @@
 The brief is the task and its contract, all a strict mock interview shows; the method (optional) is the way to
 the answer, the trick an interviewer waits to hear, shown with the brief everywhere else (`KataPrompts.task`)."""
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,11 +39,28 @@ class KataPrompts:
         return f"{self.brief}\n{self.method}" if self.method else self.brief
 
 
-@lru_cache(maxsize=None)
 def load(path=PROMPTS, lazy=False):
-    """Every kata's prompts by slug, validated. `lazy`: each kata's questions are read when first asked for
-    (they import the kata's quiz.py: 30 ms of `kata check` for all fourteen, where one check needs none)."""
-    return validate(_read(path), Path(path), lazy)
+    """Every kata's prompts by slug, validated. The file is read once a process; each kata's questions are
+    parsed when first asked for (they import the kata's quiz.py: 30 ms of `kata check` for all fourteen, where
+    one check needs none), all of them here unless `lazy`."""
+    prompts = _validated(path)
+    if not lazy:
+        _check_questions(prompts, path)
+    return prompts
+
+
+@lru_cache(maxsize=None)
+def _validated(path):
+    return validate(_read(path), Path(path))
+
+
+def _check_questions(prompts, path):
+    """Every question parsed (a bad one raises, naming the file and the entry; each kata's once a process), and
+    their ids unique."""
+    ids = Counter(q.id for entry in prompts.values() for q in entry.questions)
+    duplicated = sorted(i for i, count in ids.items() if count > 1)
+    if duplicated:
+        raise PromptsError(f"{path}: questions: question ids must be unique; repeated: {', '.join(duplicated)}")
 
 
 class _Questions:
@@ -85,7 +103,7 @@ def _read(path):
         raise PromptsError(f"{path}: cannot read it: {error}") from None
 
 
-def validate(data, path, lazy=False):
+def validate(data, path):
     def fail(where, problem):
         raise PromptsError(f"{path}: {where}: {problem}")
 
@@ -127,15 +145,9 @@ def validate(data, path, lazy=False):
             fixes[bug_id] = entry["fix"].strip()
             if "means" in entry:
                 means[bug_id] = entry["means"].strip()
-        questions = _Questions(slug, block.get("questions", []), f"{where}.questions", path)
-        if not lazy:
-            questions = tuple(questions)
         prompts[slug] = KataPrompts(block["title"].strip(), block["brief"].strip(), tuple(h.strip() for h in hints),
-                                    fixes, questions, means, (block.get("method") or "").strip())
-    ids = [] if lazy else [q.id for entry in prompts.values() for q in entry.questions]
-    duplicated = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicated:
-        fail("questions", f"question ids must be unique; repeated: {', '.join(duplicated)}")
+                                    fixes, _Questions(slug, block.get("questions", []), f"{where}.questions", path),
+                                    means, (block.get("method") or "").strip())
     return prompts
 
 
@@ -153,13 +165,13 @@ def fix_of(bug_id, frontend="numpy"):
     """The one-line fix of a catalogued bug, from the first kata whose block has it (ids are global)."""
     from checker.engine import spelling
 
-    fix = next((entry.fixes[bug_id] for entry in load().values() if bug_id in entry.fixes), "")
+    fix = next((entry.fixes[bug_id] for entry in load(lazy=True).values() if bug_id in entry.fixes), "")
     return spelling.in_frontend(fix, frontend)
 
 
 def means_of(bug_id, slug=None):
     """What a catalogued mistake is, in the catalogue's one line: kata `slug`'s own wording where it has one,
     else the first kata's that catalogues the id (ids are global), else ""."""
-    prompts = load()
+    prompts = load(lazy=True)
     own = prompts[slug].means if slug in prompts else {}
     return own.get(bug_id) or next((entry.means[bug_id] for entry in prompts.values() if bug_id in entry.means), "")

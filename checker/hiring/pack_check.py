@@ -116,32 +116,28 @@ def _key(arg):
 def check_kata(kata_id):
     """("ok" | "shapes ok" | "not implemented yet" | "FAILED", what to tell the candidate, the seconds its calls
     took). The file's import (PyTorch's own 1-2 s) is not timed: the graders start their clock after it too."""
-    verdict, detail = _verdict(kata_id)
-    return verdict, detail, time.perf_counter() - _STARTED.get(kata_id, time.perf_counter())
-
-
-_STARTED = {}  # kata id -> when its calls began, after the file's import
-
-
-def _verdict(kata_id):
     entry = KATAS[kata_id]
     path = HERE / "katas" / entry["file"]
+    started = time.perf_counter()
     try:
         module = _load(path, kata_id)
-        _STARTED[kata_id] = time.perf_counter()
+        started = time.perf_counter()
         for case in entry["cases"]:
             SHAPE_CHECKS[entry["slug"]](module, case)
         run_worked_examples(module, kata_id)
     except NotImplementedError as error:
-        return "not implemented yet", str(error)
+        verdict = "not implemented yet", str(error)
     except Problem as problem:
-        return "FAILED", str(problem)
+        verdict = "FAILED", str(problem)
     except Exception as error:  # the candidate's code crashed: say where, briefly
-        return "FAILED", f"{type(error).__name__}: {error}{_where(error, path)}"
-    if entry.get("planted"):  # a file that runs with bugs in it: shapes cannot tell whether they are gone
-        return "shapes ok", ("runs and returns the right shapes; whether planted bugs remain, only the graders' "
-                             "tests can tell: check the values yourself")
-    return "ok", "runs, right shapes, worked examples hold"
+        verdict = "FAILED", f"{type(error).__name__}: {error}{_where(error, path)}"
+    else:
+        if entry.get("planted"):  # a file that runs with bugs in it: shapes cannot tell whether they are gone
+            verdict = "shapes ok", ("runs and returns the right shapes; whether planted bugs remain, only the "
+                                    "graders' tests can tell: check the values yourself")
+        else:
+            verdict = "ok", "runs, right shapes, worked examples hold"
+    return (*verdict, time.perf_counter() - started)
 
 
 def _load(path, kata_id):
